@@ -1,0 +1,52 @@
+import type { Task, TaskFn } from './task.js'
+
+/**
+ * One attempt of a task, ready to run, as a {@link Backend} sees it.
+ *
+ * @example
+ * ```ts
+ * const backend: Backend = {
+ *   enqueue: (job) => job.start(), // no limit at all
+ *   withdraw: () => {},
+ *   release: () => {},
+ *   // …
+ * }
+ * ```
+ */
+export interface BackendJob {
+  readonly task: Task<unknown>
+  /** Higher first; FIFO within a priority. */
+  readonly priority: number
+  /** The taskFn as passed to `run()`, so a backend can read its bindings with `readTaskTag`. */
+  readonly taskFn: TaskFn<unknown>
+  /** Runs the attempt's body. The backend calls it at most once, when the job may take a slot. */
+  start(): void
+}
+
+/**
+ * Owns queued work and concurrency slots. The kernel calls `enqueue` when an
+ * attempt is ready, `withdraw` if it leaves the queue before starting
+ * (cancelled, queue timeout), and `release` when a started body has exited.
+ * Replace the default with `createRuntime({ backend })`, or wrap it from a
+ * plugin with `host.useBackend`.
+ *
+ * @example
+ * ```ts
+ * const rt = createRuntime({ backend: createPriorityBackend({ concurrency: 4 }) })
+ * ```
+ */
+export interface Backend {
+  enqueue(job: BackendJob): void
+  /** Removes a job that has not started; a no-op for a started or unknown job. */
+  withdraw(job: BackendJob): void
+  /** A started job's body has exited (returned, threw, or finally left after a cancel). */
+  release(job: BackendJob): void
+  /** Registers a hook that `cancelAll` runs before it cancels anything. Returns its remover. */
+  onPreCancel(hook: () => void): () => void
+  /** Runs the pre-cancel hooks, in registration order. */
+  preCancel(): void
+  /** Jobs waiting for a slot. */
+  readonly queued: number
+  /** Jobs started and not yet released. */
+  readonly running: number
+}

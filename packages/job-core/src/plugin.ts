@@ -1,0 +1,96 @@
+import type { Backend } from './backend.js'
+import type { Clock } from './clock.js'
+import type { EventBus } from './events.js'
+import type { Runtime } from './runtime.js'
+import type { RunOptions, Task, TaskFn } from './task.js'
+import type { CancelReason } from './task-state.js'
+import type { TaskTag } from './task-tag.js'
+
+/**
+ * What a dispatch handler may do with a task whose taskFn carries its tag.
+ * The task is `idle` on entry; the handler must decide exactly once: proceed,
+ * skip, or fail (parking first is allowed).
+ *
+ * @example
+ * ```ts
+ * const handler: DispatchHandler<{ key: string }> = (request) =>
+ *   isBusy(request.binding.key) ? request.skip('busy') : request.proceed()
+ * ```
+ */
+export interface DispatchRequest<B> {
+  readonly task: Task<unknown>
+  readonly binding: B
+  /** The taskFn as passed to `run()`. */
+  readonly taskFn: TaskFn<unknown>
+  readonly options: RunOptions
+  /** Whether proceed, skip or fail was already called (or the task was cancelled). */
+  readonly decided: boolean
+  /** Continues the pipeline (dependencies, queue, run). Returns the task's own result promise. */
+  proceed(): Promise<unknown>
+  /** `idle` → `parked:coordinator`, until a later `proceed` or `skip`. */
+  park(): void
+  /** Ends the task `cancelled` with `reason` without running it; returns a promise rejected with its `CancelledError` (already marked handled). */
+  skip(reason: CancelReason, options?: { cancelledBy?: number; cause?: unknown }): Promise<never>
+  /** Ends the task in `error` without running it. */
+  fail(error: unknown): void
+}
+
+/**
+ * Decides what happens to a task bound with the handler's tag. Its return
+ * value (a promise or a plain value) is what the caller of `run()` receives as
+ * `task.promise`.
+ *
+ * @example
+ * ```ts
+ * host.claim(myTag, (request) => request.proceed())
+ * ```
+ */
+export type DispatchHandler<B> = (request: DispatchRequest<B>) => unknown
+
+/**
+ * The public seams a plugin may use, passed to {@link Plugin.install}.
+ *
+ * @example
+ * ```ts
+ * const logger: Plugin = {
+ *   name: 'logger',
+ *   install: (host) => host.events.subscribe((e) => console.log(e.type)),
+ * }
+ * ```
+ */
+export interface PluginHost {
+  readonly runtime: Runtime
+  readonly clock: Clock
+  readonly events: EventBus
+  /** Takes responsibility for taskFns bound with `tag`. With a handler, the plugin decides their dispatch. */
+  claim<B>(tag: TaskTag<B>, handler?: DispatchHandler<B>): void
+  /** A hook that `cancelAll` runs before cancelling anything. Returns its remover. */
+  onPreCancel(hook: () => void): () => void
+  /** Wraps the runtime's backend; only during `install`. */
+  useBackend(wrap: (inner: Backend) => Backend): void
+  /** The non-terminal tasks, in creation order. */
+  liveTasks(): IterableIterator<Task<unknown>>
+  /** Calls `callback` synchronously when `task` reaches a terminal state (at once if it already has). Returns its remover. */
+  onSettled(task: Task<unknown>, callback: (task: Task<unknown>) => void): () => void
+}
+
+/**
+ * A runtime extension: `createRuntime({ plugins: [plugin] })`. `install` may
+ * return a dispose function (sync or async), called in reverse install order
+ * at shutdown.
+ *
+ * @example
+ * ```ts
+ * const counter: Plugin = {
+ *   name: 'counter',
+ *   install(host) {
+ *     let created = 0
+ *     return host.events.subscribe((e) => { if (e.type === 'task:created') created++ })
+ *   },
+ * }
+ * ```
+ */
+export interface Plugin {
+  readonly name: string
+  install(host: PluginHost): void | (() => void | PromiseLike<void>)
+}

@@ -1,0 +1,101 @@
+import type { TaskFn } from './task.js'
+
+/**
+ * A typed label that a plugin (or core's shapers) attaches to a taskFn,
+ * carrying a binding such as a coordinator and its key. A taskFn that carries
+ * a tag nobody claimed is refused by the kernel's loud-fail guard.
+ *
+ * @example
+ * ```ts
+ * const routeTag = createTaskTag<{ queue: string }>('installRouting', { key: (b) => b.queue })
+ * ```
+ */
+export interface TaskTag<B> {
+  /** The name of the plugin value that must be installed to claim this tag (used in error messages). */
+  readonly plugin: string
+  /** Derives the task's key (shown in `task:created` and devtools) from a binding. */
+  readonly key: ((binding: B) => string | undefined) | undefined
+  /** Phantom field carrying the binding type. */
+  readonly __binding?: B
+}
+
+interface TagEntry {
+  readonly tag: TaskTag<unknown>
+  readonly binding: unknown
+}
+
+/** What a tagged taskFn carries: the undecorated function and its tags, innermost first. */
+export interface TaskBindings {
+  readonly raw: TaskFn<unknown>
+  readonly entries: readonly TagEntry[]
+}
+
+// Symbol.for: tags written by one copy of core stay readable by another.
+const BINDINGS: unique symbol = Symbol.for('@vega/job-core/bindings') as never
+
+/**
+ * Creates a tag. `plugin` names the plugin value that claims it, so the
+ * loud-fail guard can say what to install.
+ *
+ * @example
+ * ```ts
+ * const tag = createTaskTag<{ key: string }>('installMyPlugin', { key: (b) => b.key })
+ * ```
+ */
+export function createTaskTag<B>(
+  plugin: string,
+  options: { key?: (binding: B) => string | undefined } = {},
+): TaskTag<B> {
+  if (typeof plugin !== 'string' || plugin === '') {
+    throw new TypeError(
+      'createTaskTag(plugin): plugin must be the non-empty name of the plugin value.',
+    )
+  }
+  return Object.freeze({ plugin, key: options.key })
+}
+
+/**
+ * Returns a new taskFn that runs `taskFn` and carries `binding` under `tag`
+ * (replacing an earlier binding of the same tag). The original is untouched.
+ *
+ * @example
+ * ```ts
+ * const routed = tagTaskFn(sendEmail, routeTag, { queue: 'mail' })
+ * ```
+ */
+export function tagTaskFn<T, B>(taskFn: TaskFn<T>, tag: TaskTag<B>, binding: B): TaskFn<T> {
+  if (typeof taskFn !== 'function') {
+    throw new TypeError(`Expected a task function to bind for ${tag.plugin}, got ${typeof taskFn}.`)
+  }
+  const previous = readBindings(taskFn)
+  const raw = (previous?.raw ?? taskFn) as TaskFn<T>
+  const entries = (previous?.entries ?? []).filter((entry) => entry.tag !== tag)
+  const tagged: TaskFn<T> = (ctx) => raw(ctx)
+  const bindings: TaskBindings = {
+    raw: raw as TaskFn<unknown>,
+    entries: [...entries, { tag: tag as TaskTag<unknown>, binding }],
+  }
+  Object.defineProperty(tagged, BINDINGS, { value: bindings })
+  Object.defineProperty(tagged, 'name', { value: raw.name || 'tagged' })
+  return tagged
+}
+
+/**
+ * Reads the binding `tag` put on `taskFn`, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * const binding = readTaskTag(job.taskFn, routeTag) // { queue: 'mail' } | undefined
+ * ```
+ */
+export function readTaskTag<B>(taskFn: TaskFn<unknown>, tag: TaskTag<B>): B | undefined {
+  const entries = readBindings(taskFn)?.entries
+  if (entries === undefined) return undefined
+  for (const entry of entries) if (entry.tag === tag) return entry.binding as B
+  return undefined
+}
+
+/** @internal The kernel's view; not exported from the package entry. */
+export function readBindings(taskFn: TaskFn<unknown>): TaskBindings | undefined {
+  return (taskFn as { [BINDINGS]?: TaskBindings })[BINDINGS]
+}
