@@ -2,8 +2,8 @@ import type { CancelReason } from './task-state.js'
 
 // A registry-wide symbol, so two copies of this package (a bundled one and an
 // installed one) still recognise each other's errors.
-const CANCELLED_BRAND: unique symbol = Symbol.for('@vega/job-core/CancelledError') as never
-const TIMEOUT_BRAND: unique symbol = Symbol.for('@vega/job-core/TimeoutError') as never
+const CANCELLED_BRAND = Symbol.for('@vega/job-core/CancelledError')
+const TIMEOUT_BRAND = Symbol.for('@vega/job-core/TimeoutError')
 
 /**
  * The error a cancelled task's promise rejects with, and the `reason` of its
@@ -26,7 +26,6 @@ export class CancelledError extends Error {
   readonly taskId: number
   /** The id of the task whose coordination or shaping cancelled this one, if any. */
   readonly cancelledBy: number | undefined
-  readonly [CANCELLED_BRAND]: true = true
 
   constructor(
     reason: CancelReason,
@@ -37,6 +36,7 @@ export class CancelledError extends Error {
     this.reason = reason
     this.taskId = taskId
     this.cancelledBy = options.cancelledBy
+    Object.defineProperty(this, CANCELLED_BRAND, { value: true })
   }
 }
 
@@ -99,13 +99,13 @@ export class TimeoutError extends Error {
   /** The limit that was exceeded, in ms. */
   readonly ms: number
   readonly taskId: number
-  readonly [TIMEOUT_BRAND]: true = true
 
   constructor(phase: TimeoutPhase, ms: number, taskId: number) {
     super(`Task #${taskId} exceeded its ${phase} timeout of ${ms} ms.`)
     this.phase = phase
     this.ms = ms
     this.taskId = taskId
+    Object.defineProperty(this, TIMEOUT_BRAND, { value: true })
   }
 }
 

@@ -1,5 +1,7 @@
 export type { Backend, BackendJob } from './backend.js'
+export { cancelAll } from './cancel-all.js'
 export { type Clock, systemClock, type TimerHandle } from './clock.js'
+export { type DebounceOptions, debounce } from './debounce.js'
 export {
   CancelledError,
   IllegalStateError,
@@ -18,7 +20,21 @@ export type {
   RuntimeEventMap,
   RuntimeListener,
 } from './events.js'
+export { hashKey, type Key } from './hash-key.js'
+export { inspect, type RuntimeInspection, type TaskSnapshot } from './inspect.js'
 export type { DispatchHandler, DispatchRequest, Plugin, PluginHost } from './plugin.js'
+export { createPriorityBackend, type PriorityBackendOptions } from './priority-backend.js'
+export { run } from './run.js'
+export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js'
+export { settle } from './settle.js'
+export type { DebounceShaper, Shaper, ThrottleShaper } from './shaper.js'
+export {
+  type ShutdownMode,
+  type ShutdownOptions,
+  type ShutdownReport,
+  shutdown,
+} from './shutdown.js'
+export { getEventBus, subscribe } from './subscribe.js'
 export type {
   Outcome,
   RetryPolicy,
@@ -36,3 +52,6 @@ export {
   type TerminalState,
 } from './task-state.js'
 export { createTaskTag, readTaskTag, type TaskTag, tagTaskFn } from './task-tag.js'
+export { createTestClock, type TestClock } from './test-clock.js'
+export { type ThrottleOptions, throttle } from './throttle.js'
+export { withShaper } from './with-shaper.js'

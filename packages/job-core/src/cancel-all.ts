@@ -1,0 +1,18 @@
+import { toCore } from './internal/runtime-core.js'
+import type { Runtime } from './runtime.js'
+
+/**
+ * Runs the backend's pre-cancel hooks (plugins register them, e.g. the
+ * serialize coordinator's `resetAdmission`), then cancels every non-terminal
+ * task with reason `abort`. The runtime stays open for new work.
+ *
+ * @example
+ * ```ts
+ * router.on('logout', () => cancelAll(runtime))
+ * ```
+ */
+export function cancelAll(runtime: Runtime): void {
+  const core = toCore(runtime, 'cancelAll(runtime)')
+  core.backend.preCancel()
+  for (const task of [...core.live.values()]) task.cancelWith('abort')
+}

@@ -1,0 +1,50 @@
+import { validateMs } from './internal/validate.js'
+import type { DebounceShaper } from './shaper.js'
+
+/**
+ * Options of {@link debounce}.
+ *
+ * @example
+ * ```ts
+ * const options: DebounceOptions = { leading: true, maxWait: 2_000 }
+ * ```
+ */
+export interface DebounceOptions {
+  /** Dispatch the first call of a burst at once; default false. */
+  leading?: boolean
+  /** Dispatch the last call of a burst `ms` after it; default true. */
+  trailing?: boolean
+  /** The longest a burst may postpone its trailing dispatch, in ms (≥ `ms`). */
+  maxWait?: number
+}
+
+/**
+ * A debounce shaper: calls with the same key less than `ms` apart are merged;
+ * the last one survives and is dispatched `ms` after the last call. Merged
+ * calls end `cancelled` / `superseded` and their promises settle with the
+ * survivor's outcome.
+ *
+ * @example
+ * ```ts
+ * const search = withShaper(fetchResults, debounce(300), { key: 'search' })
+ * run(runtime, search) // only the last call of a typing burst runs
+ * ```
+ */
+export function debounce(ms: number, options: DebounceOptions = {}): DebounceShaper {
+  validateMs(ms, 'debounce(ms)')
+  const leading = options.leading ?? false
+  const trailing = options.trailing ?? true
+  if (!leading && !trailing) {
+    throw new RangeError(
+      'debounce: leading and trailing are both false, so no call would ever run.',
+    )
+  }
+  const maxWait = options.maxWait
+  if (maxWait !== undefined) {
+    validateMs(maxWait, 'debounce({ maxWait })')
+    if (maxWait < ms) {
+      throw new RangeError(`debounce: maxWait (${maxWait} ms) must be ≥ the window (${ms} ms).`)
+    }
+  }
+  return Object.freeze({ kind: 'debounce', ms, leading, trailing, maxWait })
+}

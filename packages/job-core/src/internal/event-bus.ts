@@ -1,0 +1,86 @@
+import type { Clock } from '../clock.js'
+import type {
+  CustomEventDraft,
+  EventBus,
+  RuntimeEvent,
+  RuntimeEventDraft,
+  RuntimeListener,
+} from '../events.js'
+
+/**
+ * The bus behind `subscribe` and `getEventBus`. Listeners live in a
+ * copy-on-write array: subscribing or unsubscribing during delivery never
+ * skips or repeats a listener for the event being delivered.
+ */
+export class RuntimeEventBus implements EventBus {
+  private listeners: readonly RuntimeListener[] = []
+  private seq = 0
+  private readonly clock: Clock
+
+  constructor(clock: Clock) {
+    this.clock = clock
+  }
+
+  get active(): boolean {
+    return this.listeners.length > 0
+  }
+
+  get listenerCount(): number {
+    return this.listeners.length
+  }
+
+  get lastSeq(): number {
+    return this.seq
+  }
+
+  emit(draft: RuntimeEventDraft | CustomEventDraft): void {
+    const listeners = this.listeners
+    if (listeners.length === 0) return
+    if (typeof draft?.type !== 'string') {
+      throw new TypeError(
+        'emit(event): an event needs a string `type`, e.g. { type: "app:ready" }.',
+      )
+    }
+    const event = { ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent
+    for (const listener of listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        this.reportListenerError(error, event, listener)
+      }
+    }
+  }
+
+  subscribe(listener: RuntimeListener): () => void {
+    if (typeof listener !== 'function') {
+      throw new TypeError(
+        `subscribe(runtime, listener): listener must be a function, got ${typeof listener}.`,
+      )
+    }
+    this.listeners = [...this.listeners, listener]
+    let subscribed = true
+    return () => {
+      if (!subscribed) return
+      subscribed = false
+      this.listeners = this.listeners.filter((l) => l !== listener)
+    }
+  }
+
+  private reportListenerError(error: unknown, event: RuntimeEvent, failing: RuntimeListener): void {
+    // A listener that fails on its own error report would loop forever; the
+    // console is the last resort.
+    if (event.type === 'runtime:listener-error') {
+      console.error(
+        '[@vega/job-core] a listener threw while handling runtime:listener-error',
+        error,
+      )
+      return
+    }
+    const others = this.listeners.filter((l) => l !== failing)
+    if (others.length === 0) {
+      console.error(`[@vega/job-core] a listener threw on ${event.type} (seq ${event.seq})`, error)
+      return
+    }
+    this.emit({ type: 'runtime:listener-error', error, eventType: event.type, eventSeq: event.seq })
+  }
+}

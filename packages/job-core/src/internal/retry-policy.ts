@@ -1,0 +1,59 @@
+import { isCancelledError } from '../errors.js'
+import type { RetryPolicy } from '../task.js'
+import { validateMs } from './validate.js'
+
+const BASE_DELAY_MS = 100
+const MAX_DELAY_MS = 30_000
+
+/** A retry policy with its defaults filled in. */
+export interface ResolvedRetry {
+  readonly attempts: number
+  delayFor(attempt: number, error: unknown, random: () => number): number
+  shouldRetry(error: unknown, attempt: number): boolean
+}
+
+/**
+ * The default delay before attempt `attempt + 1`: exponential
+ * 100·2^(attempt-1) ms capped at 30 s, scaled by full jitter so that many
+ * clients failing together do not retry in lockstep.
+ */
+export function defaultRetryDelay(attempt: number, random: () => number): number {
+  const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (attempt - 1))
+  return Math.floor(random() * ceiling)
+}
+
+export function resolveRetry(retry: number | RetryPolicy | undefined): ResolvedRetry | undefined {
+  if (retry === undefined) return undefined
+  const policy: RetryPolicy = typeof retry === 'number' ? { attempts: retry } : retry
+  if (policy === null || typeof policy !== 'object') {
+    throw new TypeError(
+      'run(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }.',
+    )
+  }
+  const { attempts, delay, retryIf } = policy
+  if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
+    throw new RangeError(
+      `run(…, { retry }): attempts must be an integer ≥ 1 (the first attempt included), got ${String(attempts)}.`,
+    )
+  }
+  if (delay !== undefined && typeof delay !== 'function')
+    validateMs(delay, 'run(…, { retry: { delay } })')
+  if (retryIf !== undefined && typeof retryIf !== 'function') {
+    throw new TypeError(
+      'run(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean.',
+    )
+  }
+  if (attempts === 1) return undefined
+  return {
+    attempts,
+    delayFor(attempt, error, random) {
+      if (delay === undefined) return defaultRetryDelay(attempt, random)
+      const ms = typeof delay === 'number' ? delay : delay(attempt, error)
+      return validateMs(ms, 'retry.delay(attempt, error)')
+    },
+    shouldRetry(error, attempt) {
+      if (attempt >= attempts || isCancelledError(error)) return false
+      return retryIf === undefined ? true : retryIf(error, attempt) === true
+    },
+  }
+}

@@ -1,0 +1,158 @@
+import type { Backend } from '../backend.js'
+import { type Clock, systemClock } from '../clock.js'
+import { IllegalStateError } from '../errors.js'
+import type { DispatchHandler, Plugin, PluginHost } from '../plugin.js'
+import { createPriorityBackend } from '../priority-backend.js'
+import type { Runtime, RuntimeOptions } from '../runtime.js'
+import type { Shaper } from '../shaper.js'
+import type { Task } from '../task.js'
+import type { TaskTag } from '../task-tag.js'
+import { RuntimeEventBus } from './event-bus.js'
+import type { ShaperWindow } from './shaping.js'
+import type { ShutdownState } from './shutdown-state.js'
+import type { TaskRecord } from './task-record.js'
+
+let runtimeCount = 0
+
+/** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
+export interface Claim {
+  readonly plugin: string
+  readonly handler: DispatchHandler<unknown> | undefined
+}
+
+/** The runtime's real state; `Runtime` is its public face. */
+export class RuntimeCore implements Runtime {
+  readonly name: string
+  readonly clock: Clock
+  readonly bus: RuntimeEventBus
+  readonly random: () => number
+  backend: Backend
+  readonly live: Map<number, TaskRecord<unknown>> = new Map()
+  readonly claims: Map<TaskTag<unknown>, Claim> = new Map()
+  /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
+  readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>> = new Map()
+  readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }> = []
+  /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
+  runningBodies = 0
+  nextTaskId = 1
+  shutdown: ShutdownState | undefined
+  private idleWaiters: Array<() => void> = []
+
+  constructor(options: RuntimeOptions) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(
+        'createRuntime(options): options must be an object, e.g. { concurrency: 4 }.',
+      )
+    }
+    runtimeCount++
+    this.name = options.name ?? `runtime-${runtimeCount}`
+    if (typeof this.name !== 'string' || this.name === '') {
+      throw new TypeError('createRuntime({ name }): name must be a non-empty string.')
+    }
+    this.clock = options.clock ?? systemClock
+    if (typeof this.clock.setTimeout !== 'function' || typeof this.clock.now !== 'function') {
+      throw new TypeError(
+        'createRuntime({ clock }): a clock needs now(), setTimeout() and clearTimeout().',
+      )
+    }
+    this.random = options.random ?? Math.random
+    if (options.backend !== undefined && options.concurrency !== undefined) {
+      throw new TypeError(
+        'createRuntime: pass either `concurrency` or a `backend`, not both; give the limit to the backend.',
+      )
+    }
+    this.backend = options.backend ?? createPriorityBackend({ concurrency: options.concurrency })
+    this.bus = new RuntimeEventBus(this.clock)
+    const plugins = options.plugins ?? []
+    if (!Array.isArray(plugins)) {
+      throw new TypeError('createRuntime({ plugins }): plugins must be an array of plugin values.')
+    }
+    for (const plugin of plugins) this.install(plugin)
+  }
+
+  private install(plugin: Plugin): void {
+    if (plugin === null || typeof plugin !== 'object' || typeof plugin.install !== 'function') {
+      throw new TypeError(
+        `createRuntime({ plugins }): ${String(plugin)} is not a plugin; a plugin is { name, install(host) }.`,
+      )
+    }
+    if (this.disposers.some((d) => d.name === plugin.name)) {
+      throw new IllegalStateError(
+        `Plugin ${plugin.name} is installed twice in runtime ${this.name}.`,
+      )
+    }
+    let installing = true
+    const host: PluginHost = {
+      runtime: this,
+      clock: this.clock,
+      events: this.bus,
+      claim: (tag, handler) => {
+        if (this.claims.has(tag as TaskTag<unknown>)) {
+          throw new IllegalStateError(
+            `The tag of ${tag.plugin} is already claimed in runtime ${this.name}.`,
+          )
+        }
+        this.claims.set(tag as TaskTag<unknown>, {
+          plugin: plugin.name,
+          handler: handler as DispatchHandler<unknown> | undefined,
+        })
+      },
+      onPreCancel: (hook) => this.backend.onPreCancel(hook),
+      useBackend: (wrap) => {
+        if (!installing) {
+          throw new IllegalStateError('host.useBackend may only be called during install().')
+        }
+        this.backend = wrap(this.backend)
+      },
+      liveTasks: () => this.live.values() as IterableIterator<Task<unknown>>,
+      onSettled: (task, callback) => this.recordOf(task).onSettled(callback),
+    }
+    const dispose = plugin.install(host)
+    installing = false
+    this.disposers.push({
+      name: plugin.name,
+      dispose: typeof dispose === 'function' ? dispose : () => {},
+    })
+  }
+
+  recordOf(task: Task<unknown>): TaskRecord<unknown> {
+    const record = task as TaskRecord<unknown>
+    if (typeof record?.onSettled !== 'function' || record.runtime !== this) {
+      throw new TypeError('Expected a task created by run() on this runtime.')
+    }
+    return record
+  }
+
+  /** Resolves when no task is live and no body is running. */
+  whenIdle(callback: () => void): void {
+    if (this.isIdle()) callback()
+    else this.idleWaiters.push(callback)
+  }
+
+  isIdle(): boolean {
+    return this.live.size === 0 && this.runningBodies === 0
+  }
+
+  checkIdle(): void {
+    if (this.idleWaiters.length === 0 || !this.isIdle()) return
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const waiter of waiters) waiter()
+  }
+}
+
+/** The runtime behind a public handle, or a `TypeError` that says what was passed. */
+export function toCore(runtime: Runtime, where: string): RuntimeCore {
+  if (!(runtime instanceof RuntimeCore)) {
+    throw new TypeError(
+      `${where}: expected a runtime from createRuntime(), got ${describe(runtime)}.`,
+    )
+  }
+  return runtime
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'object') return value.constructor?.name ?? 'an object'
+  return typeof value
+}

@@ -1,0 +1,101 @@
+import type { TimerHandle } from '../clock.js'
+import type { Shaper } from '../shaper.js'
+import { readTaskTag } from '../task-tag.js'
+import type { RuntimeCore } from './runtime-core.js'
+import { shaperTag } from './shaper-tag.js'
+import type { TaskRecord } from './task-record.js'
+
+/** One open window of one shaper for one key in one runtime. */
+export interface ShaperWindow {
+  /** The call that will be dispatched when the window ends (trailing edge). */
+  pending: TaskRecord<unknown> | undefined
+  /** The call dispatched at the leading edge of this window. */
+  leader: TaskRecord<unknown> | undefined
+  timer: TimerHandle
+  readonly openedAt: number
+}
+
+/** Stage 1: a shaped task is held by its window; anything else goes to dispatch. */
+export function shapeTask(task: TaskRecord<unknown>): void {
+  const binding = readTaskTag(task.taskFn, shaperTag)
+  if (binding === undefined) {
+    task.dispatch()
+    return
+  }
+  task.holdCaller()
+  const { shaper, hash } = binding
+  const runtime = task.runtime
+  let windows = runtime.shaperWindows.get(shaper)
+  if (windows === undefined) {
+    windows = new Map()
+    runtime.shaperWindows.set(shaper, windows)
+  }
+  const open = windows.get(hash)
+  if (open === undefined) {
+    const window: ShaperWindow = {
+      pending: undefined,
+      leader: undefined,
+      timer: undefined,
+      openedAt: runtime.clock.now(),
+    }
+    windows.set(hash, window)
+    window.timer = runtime.clock.setTimeout(() => closeWindow(runtime, shaper, hash), shaper.ms)
+    if (shaper.leading) {
+      window.leader = task
+      task.dispatch()
+    } else {
+      holdAsPending(window, task)
+    }
+    return
+  }
+  if (shaper.trailing) {
+    const previous = open.pending
+    if (previous !== undefined) supersede(previous, task)
+    holdAsPending(open, task)
+  } else {
+    supersede(task, open.leader!)
+  }
+  if (shaper.kind === 'debounce') {
+    runtime.clock.clearTimeout(open.timer)
+    const now = runtime.clock.now()
+    const due =
+      shaper.maxWait === undefined
+        ? now + shaper.ms
+        : Math.min(now + shaper.ms, open.openedAt + shaper.maxWait)
+    open.timer = runtime.clock.setTimeout(() => closeWindow(runtime, shaper, hash), due - now)
+  }
+}
+
+function holdAsPending(window: ShaperWindow, task: TaskRecord<unknown>): void {
+  window.pending = task
+  task.parkForShaper(() => {
+    if (window.pending === task) window.pending = undefined
+  })
+}
+
+/** `victim` is merged away: cancelled, and its caller follows `survivor`. */
+function supersede(victim: TaskRecord<unknown>, survivor: TaskRecord<unknown>): void {
+  victim.substituteCaller(survivor.promise)
+  victim.cancelWith('superseded', { cancelledBy: survivor.id })
+}
+
+function closeWindow(runtime: RuntimeCore, shaper: Shaper, hash: string): void {
+  const windows = runtime.shaperWindows.get(shaper)
+  const window = windows?.get(hash)
+  if (windows === undefined || window === undefined) return
+  const trailing = window.pending
+  window.pending = undefined
+  if (trailing !== undefined && shaper.kind === 'throttle') {
+    // A trailing throttle dispatch is the first call of the next window.
+    windows.set(hash, {
+      pending: undefined,
+      leader: trailing,
+      timer: runtime.clock.setTimeout(() => closeWindow(runtime, shaper, hash), shaper.ms),
+      openedAt: runtime.clock.now(),
+    })
+  } else {
+    windows.delete(hash)
+    if (windows.size === 0) runtime.shaperWindows.delete(shaper)
+  }
+  trailing?.releaseFromShaper()
+}

@@ -1,0 +1,107 @@
+import type { TimerHandle } from '../clock.js'
+import type { ShutdownMode, ShutdownReport } from '../shutdown.js'
+import type { TerminalState } from '../task-state.js'
+import type { RuntimeCore } from './runtime-core.js'
+
+/**
+ * One runtime's shutdown, from the first `shutdown()` call to its report.
+ * Later calls share it; a `cancel` call takes over a `drain`.
+ */
+export class ShutdownState {
+  readonly promise: Promise<ShutdownReport>
+  private mode: ShutdownMode
+  private completed = 0
+  private cancelled = 0
+  private abandoned = 0
+  private finished = false
+  private deadlineTimer: { readonly due: number; readonly handle: TimerHandle } | undefined
+  private readonly runtime: RuntimeCore
+  private resolve!: (report: ShutdownReport) => void
+
+  constructor(runtime: RuntimeCore, mode: ShutdownMode) {
+    this.runtime = runtime
+    this.mode = mode
+    this.promise = new Promise((resolve) => {
+      this.resolve = resolve
+    })
+  }
+
+  start(deadline: number | undefined): void {
+    const { runtime } = this
+    runtime.bus.emit({ type: 'runtime:shutdown', phase: 'started' })
+    if (this.mode === 'cancel') this.cancelEverything()
+    this.armDeadline(deadline)
+    runtime.whenIdle(() => void this.finish())
+  }
+
+  /** A second call: `cancel` takes over a drain; an earlier deadline wins. */
+  join(mode: ShutdownMode, deadline: number | undefined): void {
+    if (this.finished) return
+    this.armDeadline(deadline)
+    if (mode === 'cancel' && this.mode === 'drain') {
+      this.mode = 'cancel'
+      this.runtime.bus.emit({ type: 'runtime:shutdown', phase: 'escalated' })
+      this.cancelEverything()
+    }
+  }
+
+  taskSettled(status: TerminalState): void {
+    if (status === 'cancelled') this.cancelled++
+    else this.completed++
+  }
+
+  private armDeadline(deadline: number | undefined): void {
+    if (deadline === undefined) return
+    const clock = this.runtime.clock
+    const due = clock.now() + deadline
+    if (this.deadlineTimer !== undefined) {
+      if (this.deadlineTimer.due <= due) return
+      clock.clearTimeout(this.deadlineTimer.handle)
+    }
+    const handle = clock.setTimeout(() => this.deadlinePassed(), deadline)
+    this.deadlineTimer = { due, handle }
+  }
+
+  private deadlinePassed(): void {
+    this.deadlineTimer = undefined
+    if (this.finished) return
+    if (this.mode === 'drain') {
+      this.mode = 'cancel'
+      this.runtime.bus.emit({ type: 'runtime:shutdown', phase: 'escalated' })
+      this.cancelEverything()
+    }
+    // Bodies that still ignore their signal are left behind, and reported.
+    this.abandoned = this.runtime.runningBodies
+    void this.finish()
+  }
+
+  private cancelEverything(): void {
+    for (const task of [...this.runtime.live.values()]) task.cancelWith('shutdown')
+  }
+
+  private async finish(): Promise<void> {
+    if (this.finished) return
+    this.finished = true
+    const { runtime } = this
+    if (this.deadlineTimer !== undefined) {
+      runtime.clock.clearTimeout(this.deadlineTimer.handle)
+      this.deadlineTimer = undefined
+    }
+    const errors: unknown[] = []
+    for (const { dispose } of [...runtime.disposers].reverse()) {
+      try {
+        await dispose()
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    runtime.bus.emit({ type: 'runtime:shutdown', phase: 'finished' })
+    this.resolve({
+      mode: this.mode,
+      completed: this.completed,
+      cancelled: this.cancelled,
+      abandoned: this.abandoned,
+      errors,
+    })
+  }
+}

@@ -1,0 +1,40 @@
+import { validateMs } from './internal/validate.js'
+import type { ThrottleShaper } from './shaper.js'
+
+/**
+ * Options of {@link throttle}.
+ *
+ * @example
+ * ```ts
+ * const options: ThrottleOptions = { trailing: false }
+ * ```
+ */
+export interface ThrottleOptions {
+  /** Dispatch the first call of a window at once; default true. */
+  leading?: boolean
+  /** Dispatch the last call of a window when it ends; default true. */
+  trailing?: boolean
+}
+
+/**
+ * A throttle shaper: at most one dispatch per `ms` per key. The first call
+ * runs at once (leading); the last call of the window runs at its end
+ * (trailing) and opens the next window. Calls in between end `cancelled` /
+ * `superseded`, settling with the survivor's outcome.
+ *
+ * @example
+ * ```ts
+ * const save = withShaper(saveDraft, throttle(1_000), { key: ['draft', id] })
+ * ```
+ */
+export function throttle(ms: number, options: ThrottleOptions = {}): ThrottleShaper {
+  validateMs(ms, 'throttle(ms)')
+  const leading = options.leading ?? true
+  const trailing = options.trailing ?? true
+  if (!leading && !trailing) {
+    throw new RangeError(
+      'throttle: leading and trailing are both false, so no call would ever run.',
+    )
+  }
+  return Object.freeze({ kind: 'throttle', ms, leading, trailing })
+}

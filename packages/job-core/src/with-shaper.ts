@@ -1,0 +1,42 @@
+import { hashKey, type Key } from './hash-key.js'
+import { shaperTag } from './internal/shaper-tag.js'
+import type { Shaper } from './shaper.js'
+import type { TaskFn } from './task.js'
+import { tagTaskFn } from './task-tag.js'
+
+/**
+ * Binds a time-window shaper and a key to a taskFn. Shaping happens before
+ * the dispatch seam, so merged calls never reach a coordinator; wrap the
+ * shaped taskFn with `withCoordinator` to combine both. Throws `TypeError` at
+ * bind time for a missing or unhashable key.
+ *
+ * @example
+ * ```ts
+ * // search-as-you-type: squash keystrokes, then let the newest request win
+ * const search = withCoordinator(
+ *   withShaper(fetchResults, debounce(300), { key: 'search' }),
+ *   restartCoordinator,
+ *   { key: 'search' },
+ * )
+ * ```
+ */
+export function withShaper<T>(taskFn: TaskFn<T>, shaper: Shaper, binding: { key: Key }): TaskFn<T> {
+  if (typeof taskFn !== 'function') {
+    throw new TypeError(`withShaper(taskFn, …): taskFn must be a function, got ${typeof taskFn}.`)
+  }
+  if (
+    shaper === null ||
+    typeof shaper !== 'object' ||
+    (shaper.kind !== 'debounce' && shaper.kind !== 'throttle')
+  ) {
+    throw new TypeError(
+      'withShaper(…, shaper, …): use debounce(ms) or throttle(ms) to make a shaper.',
+    )
+  }
+  if (binding === null || typeof binding !== 'object' || binding.key === undefined) {
+    throw new TypeError(
+      'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
+    )
+  }
+  return tagTaskFn(taskFn, shaperTag, { shaper, hash: hashKey(binding.key) })
+}
