@@ -33,6 +33,12 @@ export interface DispatchRequest<B> {
   skip(reason: CancelReason, options?: { cancelledBy?: number; cause?: unknown }): Promise<never>
   /** Ends the task in `error` without running it. */
   fail(error: unknown): void
+  /**
+   * Cancels another task of this runtime on behalf of this one: its
+   * `cancelledBy` is this task's id (a restart names who restarted). Reason
+   * defaults to `abort`, as a manual `cancel()`. A no-op on a terminal task.
+   */
+  cancelPeer(peer: Task<unknown>, reason?: CancelReason): void
 }
 
 /**

@@ -49,4 +49,8 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
   fail(error: unknown): void {
     this.record.failWith(error)
   }
+
+  cancelPeer(peer: Task<unknown>, reason: CancelReason = 'abort'): void {
+    this.record.runtime.recordOf(peer).cancelWith(reason, { cancelledBy: this.record.id })
+  }
 }
