@@ -1,0 +1,179 @@
+import { IllegalStateError } from '@vega/job-core'
+import { createDeferred, type Deferred } from './internal/deferred.js'
+import { abortReason } from './internal/errors.js'
+import { LinkedQueue } from './internal/linked-queue.js'
+import { requireName, requirePositiveInteger } from './internal/validate.js'
+import type { ScheduledWork, Scheduler } from './scheduler.js'
+
+/**
+ * The scheduler `createParallelScheduler` returns: a {@link Scheduler} that
+ * also reports its load.
+ *
+ * @example
+ * ```ts
+ * const scheduler: ParallelScheduler = createParallelScheduler('orders', 2)
+ * console.log(scheduler.running, scheduler.queued)
+ * ```
+ */
+export interface ParallelScheduler extends Scheduler {
+  /** Work holding a lane now. */
+  readonly running: number
+  /** Work waiting for a lane. */
+  readonly queued: number
+}
+
+interface Pending {
+  readonly work: ScheduledWork<unknown>
+  readonly resolve: (value: unknown) => void
+  readonly reject: (error: unknown) => void
+}
+
+type LaneState = 'open' | 'draining' | 'disposed'
+
+class LaneScheduler implements ParallelScheduler {
+  readonly name: string
+  readonly parallelism: number
+  private readonly waiting = new LinkedQueue<Pending>()
+  private readonly controller = new AbortController()
+  private active = 0
+  private state: LaneState = 'open'
+  private pumpRequested = false
+  private idle: Deferred<void> | undefined = undefined
+
+  constructor(name: string, parallelism: number) {
+    this.name = name
+    this.parallelism = parallelism
+  }
+
+  get isDisposed(): boolean {
+    return this.state !== 'open'
+  }
+
+  get running(): number {
+    return this.active
+  }
+
+  get queued(): number {
+    return this.waiting.size
+  }
+
+  schedule<T>(work: ScheduledWork<T>): Promise<T> {
+    if (typeof work !== 'function') {
+      throw new TypeError(`Scheduler[${this.name}].schedule(work): work must be a function.`)
+    }
+    if (this.state !== 'open') {
+      return Promise.reject(
+        new IllegalStateError(
+          `Scheduler[${this.name}] is disposed and refuses new work. ` +
+            'Schedule work before disposing it, or ask the supplier for a live scheduler.',
+        ),
+      )
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      this.requestPump()
+    })
+  }
+
+  disposeGracefully(): Promise<void> {
+    if (this.idle === undefined) {
+      this.idle = createDeferred<void>()
+      if (this.state === 'open') this.state = 'draining'
+      if (this.state === 'disposed') this.idle.resolve()
+      else this.checkIdle()
+    }
+    return this.idle.promise
+  }
+
+  dispose(): void {
+    if (this.state === 'disposed') return
+    this.state = 'disposed'
+    for (const pending of this.waiting.drain()) {
+      pending.reject(
+        new IllegalStateError(`Scheduler[${this.name}] was disposed before this work started.`),
+      )
+    }
+    this.controller.abort(abortReason(`Scheduler[${this.name}] was disposed.`))
+    // A forced dispose takes over a graceful one: its waiters stop waiting for work
+    // that may ignore its signal.
+    this.idle?.resolve()
+  }
+
+  // Work starts on a microtask, never inside schedule(): a caller's code after
+  // schedule() always runs before the work, as with a Reactor worker.
+  private requestPump(): void {
+    if (this.pumpRequested || this.active >= this.parallelism) return
+    this.pumpRequested = true
+    queueMicrotask(this.pump)
+  }
+
+  private readonly pump = (): void => {
+    this.pumpRequested = false
+    while (this.active < this.parallelism && this.state !== 'disposed') {
+      const pending = this.waiting.shift()
+      if (pending === undefined) break
+      this.run(pending)
+    }
+  }
+
+  private run(pending: Pending): void {
+    this.active++
+    let result: unknown
+    try {
+      result = pending.work(this.controller.signal)
+    } catch (error) {
+      this.settle(pending, false, error)
+      return
+    }
+    if (isThenable(result)) {
+      Promise.resolve(result).then(
+        (value) => this.settle(pending, true, value),
+        (error: unknown) => this.settle(pending, false, error),
+      )
+    } else {
+      this.settle(pending, true, result)
+    }
+  }
+
+  private settle(pending: Pending, ok: boolean, value: unknown): void {
+    this.active--
+    if (ok) pending.resolve(value)
+    else pending.reject(value)
+    if (this.waiting.size > 0) this.requestPump()
+    else this.checkIdle()
+  }
+
+  private checkIdle(): void {
+    if (this.state === 'draining' && this.active === 0 && this.waiting.size === 0) {
+      this.idle?.resolve()
+    }
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
+}
+
+/**
+ * Creates an in-process scheduler that runs at most `parallelism` pieces of
+ * work at once, first come first served. Work never starts inside
+ * `schedule()` (it is never re-entrant); a lane is held until the work's
+ * promise settles. `disposeGracefully()` lets queued and running work finish;
+ * `dispose()` rejects queued work and aborts running work's signal.
+ *
+ * @example
+ * ```ts
+ * const scheduler = createParallelScheduler('sales-Order', 2)
+ * const results = await Promise.all([1, 2, 3].map((n) => scheduler.schedule(async () => n * 2)))
+ * await scheduler.disposeGracefully()
+ * ```
+ */
+export function createParallelScheduler(name: string, parallelism: number): ParallelScheduler {
+  requireName(name, 'createParallelScheduler(name, parallelism)')
+  requirePositiveInteger(parallelism, 'createParallelScheduler(name, parallelism)', 'parallelism')
+  return new LaneScheduler(name, parallelism)
+}
