@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from './clock.js'
+import { nextMacrotask as flushPromises } from './internal/macrotask.js'
 
 /**
  * A clock whose time moves only when told to. Pass it to `createRuntime({
@@ -102,12 +103,4 @@ export function createTestClock(options: { now?: number } = {}): TestClock {
       }
     },
   }
-}
-
-// A macrotask boundary: every promise callback queued so far has run by then.
-function flushPromises(): Promise<void> {
-  return new Promise((resolve) => {
-    if (typeof setImmediate === 'function') setImmediate(resolve)
-    else setTimeout(resolve, 0)
-  })
 }

@@ -1,6 +1,7 @@
 import type { TimerHandle } from '../clock.js'
 import type { ShutdownMode, ShutdownReport } from '../shutdown.js'
 import type { TerminalState } from '../task-state.js'
+import { nextMacrotask } from './macrotask.js'
 import type { RuntimeCore } from './runtime-core.js'
 
 /**
@@ -70,9 +71,15 @@ export class ShutdownState {
       this.runtime.bus.emit({ type: 'runtime:shutdown', phase: 'escalated' })
       this.cancelEverything()
     }
-    // Bodies that still ignore their signal are left behind, and reported.
+    void this.abandonStragglers()
+  }
+
+  /** Aborted bodies get one macrotask to leave; those still running are left behind, and reported. */
+  private async abandonStragglers(): Promise<void> {
+    await nextMacrotask()
+    if (this.finished) return
     this.abandoned = this.runtime.runningBodies
-    void this.finish()
+    await this.finish()
   }
 
   private cancelEverything(): void {

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest'
+import {
+  cancelAll,
+  createRuntime,
+  createTaskTag,
+  IllegalStateError,
+  inspect,
+  type Plugin,
+  PluginMissingError,
+  readTaskTag,
+  run,
+  settle,
+  tagTaskFn,
+} from '../src/index.js'
+import { flush, gate, recordedRuntime } from './helpers.js'
+
+const testTag = createTaskTag<{ mode: 'proceed' | 'skip' | 'park' | 'throw' }>(
+  'installTestPlugin',
+  {
+    key: (binding) => `mode:${binding.mode}`,
+  },
+)
+
+function testPlugin(log: string[] = []): Plugin {
+  return {
+    name: 'installTestPlugin',
+    install(host) {
+      host.claim(testTag, (request) => {
+        log.push(`decide #${request.task.id} ${request.binding.mode}`)
+        switch (request.binding.mode) {
+          case 'proceed':
+            return request.proceed()
+          case 'skip':
+            return request.skip('test-skip')
+          case 'park':
+            request.park()
+            return new Promise((resolve) => setTimeout(() => resolve(request.proceed()), 1))
+          case 'throw':
+            throw new Error('handler failed')
+        }
+      })
+      return () => {
+        log.push('disposed')
+      }
+    },
+  }
+}
+
+describe('plugins and the dispatch seam', () => {
+  it('the loud-fail guard: a tagged taskFn without its plugin ends in error naming the plugin', async () => {
+    const { runtime, transitions } = recordedRuntime()
+    let ran = false
+    const task = run(
+      runtime,
+      tagTaskFn(
+        () => {
+          ran = true
+        },
+        testTag,
+        { mode: 'proceed' },
+      ),
+    )
+    expect(ran).toBe(false)
+    expect(task.state).toBe('error')
+    expect(transitions(task.id)).toEqual(['idle>error'])
+    const outcome = await settle(task)
+    expect(outcome.status).toBe('error')
+    const error = (outcome as { error: PluginMissingError }).error
+    expect(error).toBeInstanceOf(PluginMissingError)
+    expect(error.plugin).toBe('installTestPlugin')
+    expect(error.message).toContain('createRuntime({ plugins: [installTestPlugin] })')
+  })
+
+  it('a claimed tag is decided by its plugin: proceed, skip, park, throw', async () => {
+    const log: string[] = []
+    const { runtime, transitions, events } = recordedRuntime({ plugins: [testPlugin(log)] })
+    const fn = () => 'ran'
+    const proceeded = run(runtime, tagTaskFn(fn, testTag, { mode: 'proceed' }))
+    const skipped = run(runtime, tagTaskFn(fn, testTag, { mode: 'skip' }))
+    const parked = run(runtime, tagTaskFn(fn, testTag, { mode: 'park' }))
+    const thrown = run(runtime, tagTaskFn(fn, testTag, { mode: 'throw' }))
+    expect(await proceeded).toBe('ran')
+    expect(skipped.state).toBe('cancelled')
+    expect(skipped.cancelReason).toBe('test-skip')
+    await expect(skipped).rejects.toMatchObject({ reason: 'test-skip' })
+    expect(parked.state).toBe('parked:coordinator')
+    expect(await parked).toBe('ran')
+    expect(transitions(parked.id)).toEqual([
+      'idle>parked:coordinator',
+      'parked:coordinator>queued',
+      'queued>running',
+      'running>success',
+    ])
+    expect(thrown.state).toBe('error')
+    await expect(thrown).rejects.toThrow('handler failed')
+    expect(
+      events.find((e) => e.type === 'task:created' && e.taskId === proceeded.id),
+    ).toMatchObject({
+      key: 'mode:proceed',
+    })
+    expect(log).toContain(`decide #${skipped.id} skip`)
+  })
+
+  it('plugins are disposed in reverse install order at shutdown', async () => {
+    const order: string[] = []
+    const named = (name: string): Plugin => ({
+      name,
+      install: () => () => {
+        order.push(name)
+      },
+    })
+    const runtime = createRuntime({ plugins: [named('a'), named('b'), named('c')] })
+    await (await import('../src/index.js')).shutdown(runtime)
+    expect(order).toEqual(['c', 'b', 'a'])
+  })
+
+  it('a plugin installed twice, or a tag claimed twice, is refused', () => {
+    expect(() => createRuntime({ plugins: [testPlugin(), testPlugin()] })).toThrow(
+      IllegalStateError,
+    )
+    expect(() =>
+      createRuntime({
+        plugins: [
+          testPlugin(),
+          { name: 'other', install: (host) => host.claim(testTag, (r) => r.proceed()) },
+        ],
+      }),
+    ).toThrow(/already claimed/)
+  })
+
+  it('tags compose: readTaskTag sees every binding, the outermost handler decides', () => {
+    const routeTag = createTaskTag<{ queue: string }>('installRoute')
+    const fn = tagTaskFn(
+      tagTaskFn(() => 1, routeTag, { queue: 'q' }),
+      testTag,
+      { mode: 'proceed' },
+    )
+    expect(readTaskTag(fn, routeTag)).toEqual({ queue: 'q' })
+    expect(readTaskTag(fn, testTag)).toEqual({ mode: 'proceed' })
+    // The route tag is unclaimed, so the guard refuses even though testTag is claimed.
+    const runtime = createRuntime({ plugins: [testPlugin()] })
+    const task = run(runtime, fn)
+    expect(task.state).toBe('error')
+  })
+
+  it('host.useBackend wraps the backend and sees every job', async () => {
+    const seen: number[] = []
+    const runtime = createRuntime({
+      concurrency: 1,
+      plugins: [
+        {
+          name: 'spy',
+          install(host) {
+            host.useBackend((inner) => ({
+              enqueue: (job) => {
+                seen.push(job.task.id)
+                inner.enqueue(job)
+              },
+              withdraw: (job) => inner.withdraw(job),
+              release: (job) => inner.release(job),
+              onPreCancel: (hook) => inner.onPreCancel(hook),
+              preCancel: () => inner.preCancel(),
+              get queued() {
+                return inner.queued
+              },
+              get running() {
+                return inner.running
+              },
+            }))
+          },
+        },
+      ],
+    })
+    const a = run(runtime, () => 1)
+    const b = run(runtime, () => 2)
+    expect(await Promise.all([a, b])).toEqual([1, 2])
+    expect(seen).toEqual([a.id, b.id])
+  })
+
+  it('cancelAll runs pre-cancel hooks first, then cancels every live task with abort', async () => {
+    const order: string[] = []
+    const runtime = createRuntime({
+      concurrency: 1,
+      plugins: [
+        {
+          name: 'hooks',
+          install(host) {
+            host.onPreCancel(() => order.push(`hook saw ${[...host.liveTasks()].length} live`))
+          },
+        },
+      ],
+    })
+    const hold = gate()
+    const running = run(runtime, () => hold.promise)
+    const queued = run(runtime, () => 2)
+    cancelAll(runtime)
+    order.push('after')
+    expect(order).toEqual(['hook saw 2 live', 'after'])
+    expect([running.cancelReason, queued.cancelReason]).toEqual(['abort', 'abort'])
+    hold.open()
+    await flush()
+    expect(inspect(runtime).sizes.liveTasks).toBe(0)
+    // The runtime stays open.
+    expect(await run(runtime, () => 'again')).toBe('again')
+  })
+
+  it('host.onSettled fires synchronously at the terminal transition', () => {
+    const states: string[] = []
+    const runtime = createRuntime({
+      plugins: [
+        {
+          name: 'watch',
+          install(host) {
+            host.events.subscribe((e) => {
+              if (e.type !== 'task:created') return
+              const task = [...host.liveTasks()].find((t) => t.id === e.taskId)!
+              host.onSettled(task, (t) => states.push(`${t.id}:${t.state}`))
+            })
+          },
+        },
+      ],
+    })
+    const task = run(runtime, () => 1)
+    expect(states).toEqual([`${task.id}:success`])
+  })
+})
