@@ -1,0 +1,128 @@
+// Pick-and-choose installs, as a user would do them: pack each package with
+// `pnpm pack`, install only the tarballs a scenario needs into a fresh npm
+// project outside the workspace, then import from ESM and require from CJS
+// and run a real task. Needs the packages built (`pnpm test` builds first).
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { after, test } from 'node:test'
+
+const root = resolve(import.meta.dirname, '..')
+const packs = mkdtempSync(join(tmpdir(), 'vega-packs-'))
+const tarballs = new Map()
+
+/** Packs `packages/<dir>` once and returns its tarball's path. */
+function tarball(dir) {
+  const known = tarballs.get(dir)
+  if (known) return known
+  const pkgDir = join(root, 'packages', dir)
+  assert.ok(existsSync(join(pkgDir, 'dist')), `packages/${dir} is not built; run pnpm build first`)
+  const seen = new Set(readdirSync(packs))
+  execFileSync('pnpm', ['pack', '--pack-destination', packs], { cwd: pkgDir, stdio: 'pipe' })
+  const created = readdirSync(packs).find((f) => !seen.has(f))
+  assert.ok(created, `pnpm pack produced no tarball for ${dir}`)
+  tarballs.set(dir, join(packs, created))
+  return tarballs.get(dir)
+}
+
+after(() => rmSync(packs, { recursive: true, force: true }))
+
+/** Installs exactly `dirs` into a fresh project and runs `esm` and `cjs` there. */
+function consumer(dirs, esm, cjs) {
+  const project = mkdtempSync(join(tmpdir(), 'vega-consumer-'))
+  try {
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }))
+    execFileSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--offline', '--no-package-lock', ...dirs.map(tarball)],
+      { cwd: project, stdio: 'pipe' },
+    )
+    writeFileSync(join(project, 'check.mjs'), esm)
+    writeFileSync(join(project, 'check.cjs'), cjs)
+    const fromEsm = execFileSync('node', ['check.mjs'], { cwd: project, encoding: 'utf8' }).trim()
+    const fromCjs = execFileSync('node', ['check.cjs'], { cwd: project, encoding: 'utf8' }).trim()
+    return { fromEsm, fromCjs, installed: readdirSync(join(project, 'node_modules', '@vega')).sort() }
+  } finally {
+    rmSync(project, { recursive: true, force: true })
+  }
+}
+
+const coreScript = (load) => `${load}
+const runtime = createRuntime({ concurrency: 2 })
+Promise.all([run(runtime, async (ctx) => { await ctx.sleep(1); return 20 }), run(runtime, () => 22)])
+  .then(([a, b]) => console.log(a + b))`
+
+test('@vega/job-core alone', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core'],
+    coreScript("import { createRuntime, run } from '@vega/job-core'"),
+    coreScript("const { createRuntime, run } = require('@vega/job-core')"),
+  )
+  assert.deepEqual(installed, ['job-core'])
+  assert.equal(fromEsm, '42')
+  assert.equal(fromCjs, '42')
+})
+
+const coordinationScript = (load) => `${load}
+const runtime = createRuntime({ plugins: [installCoordination] })
+const fn = withCoordinator(async () => Math.random(), dedupeCoordinator, { key: ['doc', 1] })
+const a = run(runtime, fn), b = run(runtime, fn)
+Promise.all([a, b]).then(([x, y]) => console.log(x === y, b.state, b.cancelReason))`
+
+test('@vega/job-coordination with its peer core', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-coordination'],
+    coordinationScript(
+      "import { createRuntime, run } from '@vega/job-core'\nimport { installCoordination, withCoordinator, dedupeCoordinator } from '@vega/job-coordination'",
+    ),
+    coordinationScript(
+      "const { createRuntime, run } = require('@vega/job-core')\nconst { installCoordination, withCoordinator, dedupeCoordinator } = require('@vega/job-coordination')",
+    ),
+  )
+  assert.deepEqual(installed, ['job-coordination', 'job-core'])
+  assert.equal(fromEsm, 'true cancelled dedupe')
+  assert.equal(fromCjs, 'true cancelled dedupe')
+})
+
+test('@vega/job, the umbrella, with the original design’s imports', () => {
+  const load = (how) =>
+    how === 'esm'
+      ? "import { createRuntime, run, withCoordinator, dedupeCoordinator, installCoordination } from '@vega/job'"
+      : "const { createRuntime, run, withCoordinator, dedupeCoordinator, installCoordination } = require('@vega/job')"
+  const { fromEsm, fromCjs } = consumer(
+    ['job-core', 'job-coordination', 'job'],
+    coordinationScript(load('esm')),
+    coordinationScript(load('cjs')),
+  )
+  assert.equal(fromEsm, 'true cancelled dedupe')
+  assert.equal(fromCjs, 'true cancelled dedupe')
+})
+
+const schedulerScript = (load) => `${load}
+console.log(toGroupKey('order-1', 128))`
+
+test('@vega/job-scheduler with its peer core', () => {
+  const { fromEsm, fromCjs } = consumer(
+    ['job-core', 'job-scheduler'],
+    schedulerScript("import { toGroupKey } from '@vega/job-scheduler'"),
+    schedulerScript("const { toGroupKey } = require('@vega/job-scheduler')"),
+  )
+  assert.equal(fromEsm, '114')
+  assert.equal(fromCjs, '114')
+})
+
+const devtoolsScript = (load) => `${load}
+console.log(JSON.stringify(toWire(new Error('boom'))).includes('"__type":"Error"'), PROTOCOL_VERSION.major)`
+
+test('@vega/job-devtools-protocol alone (core is an optional peer)', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-devtools-protocol'],
+    devtoolsScript("import { toWire, PROTOCOL_VERSION } from '@vega/job-devtools-protocol'"),
+    devtoolsScript("const { toWire, PROTOCOL_VERSION } = require('@vega/job-devtools-protocol')"),
+  )
+  assert.deepEqual(installed, ['job-devtools-protocol'])
+  assert.equal(fromEsm, 'true 1')
+  assert.equal(fromCjs, 'true 1')
+})
