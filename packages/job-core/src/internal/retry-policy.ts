@@ -47,9 +47,14 @@ export function resolveRetry(retry: number | RetryPolicy | undefined): ResolvedR
   return {
     attempts,
     delayFor(attempt, error, random) {
-      if (delay === undefined) return defaultRetryDelay(attempt, random)
-      const ms = typeof delay === 'number' ? delay : delay(attempt, error)
-      return validateMs(ms, 'retry.delay(attempt, error)')
+      if (delay === undefined) {
+        return validateMs(
+          defaultRetryDelay(attempt, random),
+          'The default retry delay (is createRuntime({ random }) returning a number in [0, 1)?)',
+        )
+      }
+      if (typeof delay === 'number') return delay
+      return validateMs(delay(attempt, error), 'retry.delay(attempt, error)')
     },
     shouldRetry(error, attempt) {
       if (attempt >= attempts || isCancelledError(error)) return false

@@ -50,6 +50,8 @@ export class TaskRecord<T> implements Task<T> {
 
   private readonly body: TaskFn<T>
   private readonly retry: ResolvedRetry | undefined
+  /** A copy taken at run(): mutating the caller's array later cannot add a cycle. */
+  private readonly dependencies: readonly TaskRecord<unknown>[] | undefined
   private readonly timeouts: Timeouts | undefined
   private own: Deferred<T> | undefined
   private ownSettled: Promise<T> | undefined
@@ -86,6 +88,8 @@ export class TaskRecord<T> implements Task<T> {
     this.parentId = parent?.id
     this.retry = resolveRetry(options.retry)
     this.timeouts = resolveTimeouts(options.timeout)
+    this.dependencies =
+      options.dependsOn === undefined ? undefined : checkDependencies(runtime, options.dependsOn)
     const bindings = readBindings(taskFn as TaskFn<unknown>)
     this.body = (bindings?.raw ?? taskFn) as TaskFn<T>
     this.key = bindings ? keyOf(bindings.entries) : undefined
@@ -271,14 +275,13 @@ export class TaskRecord<T> implements Task<T> {
     }
     this.dispatched = true
     this.exitStage()
-    const dependencies = this.options.dependsOn
+    const dependencies = this.dependencies
     if (dependencies === undefined || dependencies.length === 0) {
       this.enqueue()
       return this.ownPromise()
     }
     const pending: TaskRecord<unknown>[] = []
-    for (const dependency of dependencies) {
-      const record = this.runtime.recordOf(dependency)
+    for (const record of dependencies) {
       if (record.outcome === undefined) pending.push(record)
       else if (record.outcome.status !== 'success') {
         this.cancelWith('dependency', { cause: dependencyFailure(record) })
@@ -424,11 +427,19 @@ export class TaskRecord<T> implements Task<T> {
   private attemptFailed(job: AttemptJob, error: unknown): void {
     if (this.current === job) this.current = undefined
     const retry = this.retry
-    if (retry === undefined || !retry.shouldRetry(error, this.attempt)) {
-      this.finish({ status: 'error', error }, { error })
+    let delay: number
+    try {
+      if (retry === undefined || !retry.shouldRetry(error, this.attempt)) {
+        this.finish({ status: 'error', error }, { error })
+        return
+      }
+      delay = retry.delayFor(this.attempt, error, this.runtime.random)
+    } catch (policyError) {
+      // A retryIf or delay that throws (or a delay that is not a duration) ends
+      // the task with that error: the policy is broken, and nothing may hang.
+      this.finish({ status: 'error', error: policyError }, { error: policyError })
       return
     }
-    const delay = retry.delayFor(this.attempt, error, this.runtime.random)
     this.moveTo('parked:retry', { error })
     const bus = this.runtime.bus
     if (bus.active) {
@@ -492,12 +503,14 @@ export class TaskRecord<T> implements Task<T> {
       }
     }
     if (!this.dispatching) this.releaseHeldCaller()
-    const callbacks = this.settledCallbacks
-    this.settledCallbacks = undefined
-    if (callbacks !== undefined) for (const callback of callbacks) callback(this as Task<unknown>)
+    // Children first: a child that depends on its parent must end 'parent',
+    // not start because its dependency just succeeded.
     const children = this.children
     this.children = undefined
     if (children !== undefined) for (const child of [...children]) child.cancelWith('parent')
+    const callbacks = this.settledCallbacks
+    this.settledCallbacks = undefined
+    if (callbacks !== undefined) for (const callback of callbacks) callback(this as Task<unknown>)
     runtime.shutdown?.taskSettled(outcome.status)
     runtime.checkIdle()
   }
@@ -611,6 +624,12 @@ class Context implements TaskContext {
   }
 
   run<U>(taskFn: TaskFn<U>, options?: RunOptions): Task<U> {
+    if (typeof taskFn !== 'function') {
+      throw new TypeError(`ctx.run(taskFn): taskFn must be a function, got ${typeof taskFn}.`)
+    }
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw new TypeError('ctx.run(taskFn, options): options must be an object.')
+    }
     return startTask(this.task.runtime, taskFn, options ?? {}, this.task)
   }
 }
@@ -670,6 +689,35 @@ function keyOf(
     if (key !== undefined) return key
   }
   return undefined
+}
+
+/**
+ * Every dependency must be a task of this runtime, and it exists before the
+ * dependent: that is why a dependency cycle cannot be built.
+ */
+function checkDependencies(
+  runtime: RuntimeCore,
+  dependsOn: unknown,
+): readonly TaskRecord<unknown>[] {
+  if (!Array.isArray(dependsOn)) {
+    throw new TypeError(
+      'run(…, { dependsOn }): dependsOn must be an array of tasks returned by run().',
+    )
+  }
+  for (const [index, dependency] of dependsOn.entries()) {
+    const record = dependency as TaskRecord<unknown> | null | undefined
+    if (!(record instanceof TaskRecord)) {
+      throw new TypeError(
+        `run(…, { dependsOn }): dependsOn[${index}] is not a task; pass tasks returned by run() or ctx.run(), not promises or functions.`,
+      )
+    }
+    if (record.runtime !== runtime) {
+      throw new TypeError(
+        `run(…, { dependsOn }): dependsOn[${index}] (task #${record.id}) belongs to runtime ${record.runtime.name}, not ${runtime.name}; a task can only depend on tasks of its own runtime.`,
+      )
+    }
+  }
+  return [...(dependsOn as TaskRecord<unknown>[])]
 }
 
 function dependencyFailure(dependency: TaskRecord<unknown>): Error {
