@@ -1,0 +1,362 @@
+import type { Clock, Runtime, RuntimeInspection, RuntimeListener } from '@vega/job-core'
+import { isControlMessage } from './control-message.js'
+import type { Envelope, EnvelopeSource } from './envelope.js'
+import { PACKAGE_NAME, PACKAGE_VERSION } from './internal/build-info.js'
+import { encodeEvent } from './internal/encode-event.js'
+import { RingBuffer } from './internal/ring-buffer.js'
+import type { Capability, SnapshotTask, WireEvent } from './protocol-events.js'
+import type { ToWireOptions } from './to-wire.js'
+import type { Transport } from './transport.js'
+import { PROTOCOL_NAME, PROTOCOL_VERSION } from './version.js'
+
+/**
+ * The two functions of `@vega/job-core` the bridge calls. They are passed in
+ * rather than imported, so this package has no run-time dependency on core
+ * (core stays an optional, type-only peer) and works with any copy of it.
+ *
+ * @example
+ * ```ts
+ * import { inspect, subscribe } from '@vega/job-core'
+ * const core: CoreAccess = { subscribe, inspect }
+ * ```
+ */
+export interface CoreAccess {
+  subscribe(runtime: Runtime, listener: RuntimeListener): () => void
+  inspect(runtime: Runtime): Pick<RuntimeInspection, 'tasks'>
+}
+
+/**
+ * One task-data field the bridge found on an event (`input`, `inputs`,
+ * `args`, `value`, `result` or `output`), offered to the `sanitize` hook.
+ *
+ * @example
+ * ```ts
+ * const field: TaskPayload = { eventType: 'task:transition', field: 'value', taskId: 3, value: { id: 1 } }
+ * ```
+ */
+export interface TaskPayload {
+  readonly eventType: string
+  readonly field: string
+  readonly taskId?: number
+  readonly value: unknown
+}
+
+/**
+ * Decides what of a task's data may leave the process: return the value to
+ * send (it is then encoded with `toWire`), or `undefined` to leave the field
+ * out. Without a hook, task data is never sent. If the hook throws, the field
+ * carries an encoded error instead of the value.
+ *
+ * @example
+ * ```ts
+ * const sanitize: SanitizeHook = ({ field, value }) =>
+ *   field === 'result' ? { rows: (value as unknown[]).length } : undefined
+ * ```
+ */
+export type SanitizeHook = (payload: TaskPayload) => unknown
+
+/**
+ * Options of {@link connectDevtools}.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectDevtoolsOptions = { core: { subscribe, inspect }, flushMs: 50, bufferSize: 500 }
+ * ```
+ */
+export interface ConnectDevtoolsOptions {
+  /** `subscribe` and `inspect` from `@vega/job-core`. */
+  readonly core: CoreAccess
+  /** Batching delay in ms; `0` sends each envelope as it happens. Default 16. */
+  readonly flushMs?: number
+  /** Envelopes held between flushes; past it the oldest are dropped and a `session:gap` says so. Default 1000. */
+  readonly bufferSize?: number
+  /** Opts task inputs/results in; see {@link SanitizeHook}. */
+  readonly sanitize?: SanitizeHook
+  /** The session id; default a random UUID. Fix it for reproducible recordings. */
+  readonly sessionId?: string
+  /** Where `ts` and the flush timer come from; default `Date.now` and the platform timers. Pass the runtime's clock for fake time. */
+  readonly clock?: Clock
+  /** `src.lib` of every envelope; default `'@vega/job-devtools-protocol@<version>'`. */
+  readonly lib?: string
+  /** Limits for encoding errors and values; `{ stack: false }` makes recordings machine-independent. */
+  readonly wire?: ToWireOptions
+  /** Called when the transport or the runtime's `inspect` throws; default `console.error`. */
+  readonly onError?: (error: unknown) => void
+}
+
+/**
+ * Stops a connection: unsubscribes from the runtime, stops listening for
+ * control messages and sends what is still buffered. Calling it again does
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * const disconnect: Disconnect = connectDevtools(runtime, transport, { core })
+ * disconnect()
+ * ```
+ */
+export type Disconnect = () => void
+
+const DEFAULT_FLUSH_MS = 16
+const DEFAULT_BUFFER_SIZE = 1000
+
+const platformClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+}
+
+/**
+ * Connects a runtime to a transport. Sends `session:hello`, then a
+ * `session:snapshot` of the live tasks built from the runtime, then every
+ * runtime event as it happens, numbered from 1 without gaps. Envelopes wait
+ * in a bounded ring buffer for the next flush (every `flushMs`); when it is
+ * full the oldest are dropped and the next flush starts with a `session:gap`
+ * naming them. A `{ type: 'request-snapshot' }` message from
+ * `transport.onMessage` sends a fresh snapshot at once.
+ *
+ * Throws `TypeError`/`RangeError` at once for a bad transport or options.
+ *
+ * @example
+ * ```ts
+ * import { createRuntime, inspect, run, subscribe } from '@vega/job-core'
+ * import { connectDevtools, createInProcessTransport, initialState, lanes, reduceAll } from '@vega/job-devtools-protocol'
+ *
+ * const runtime = createRuntime({ name: 'app' })
+ * let state = initialState()
+ * const disconnect = connectDevtools(
+ *   runtime,
+ *   createInProcessTransport((batch) => { state = reduceAll(batch, state) }),
+ *   { core: { subscribe, inspect }, flushMs: 0, sessionId: 'app-1' },
+ * )
+ * await run(runtime, async () => 42)
+ * console.log(lanes(state, 'app-1'))
+ * disconnect()
+ * ```
+ */
+export function connectDevtools(
+  runtime: Runtime,
+  transport: Transport,
+  options: ConnectDevtoolsOptions,
+): Disconnect {
+  validate(runtime, transport, options)
+  const core = options.core
+  const clock = options.clock ?? platformClock
+  const flushMs = options.flushMs ?? DEFAULT_FLUSH_MS
+  const onError = options.onError ?? ((error: unknown) => console.error('[devtools]', error))
+  const wire: ToWireOptions = options.wire ?? {}
+  const context = { wire, sanitize: options.sanitize }
+  const sid = options.sessionId ?? randomSessionId()
+  const src: EnvelopeSource = {
+    runtime: String(runtime.name),
+    lib: options.lib ?? `${PACKAGE_NAME}@${PACKAGE_VERSION}`,
+  }
+  const buffer = new RingBuffer<Envelope>(options.bufferSize ?? DEFAULT_BUFFER_SIZE)
+
+  let seq = 0
+  let timer: unknown
+  let timerSet = false
+  let flushing = false
+  let flushAgain = false
+  let connected = true
+
+  const envelope = (e: WireEvent, at: number): Envelope => ({
+    proto: PROTOCOL_NAME,
+    v: PROTOCOL_VERSION.major,
+    sid,
+    seq: at,
+    ts: clock.now(),
+    src,
+    e,
+  })
+
+  const enqueue = (e: WireEvent): void => {
+    seq += 1
+    buffer.push(envelope(e, seq))
+  }
+
+  const flush = (): void => {
+    if (timerSet) {
+      clock.clearTimeout(timer)
+      timerSet = false
+    }
+    // A transport may call back into the bridge (a consumer that asks for a
+    // snapshot, or runs tasks, while receiving): finish this batch first.
+    if (flushing) {
+      flushAgain = true
+      return
+    }
+    flushing = true
+    try {
+      do {
+        flushAgain = false
+        const { lost, items } = buffer.drain()
+        const batch =
+          lost === undefined
+            ? items
+            : [
+                envelope(
+                  {
+                    type: 'session:gap',
+                    fromSeq: lost.fromSeq,
+                    toSeq: lost.toSeq,
+                    reason: lost.reason,
+                  },
+                  lost.toSeq,
+                ),
+                ...items,
+              ]
+        if (batch.length === 0) continue
+        try {
+          transport.send(batch)
+        } catch (error) {
+          const first = batch[0] as Envelope
+          const last = batch[batch.length - 1] as Envelope
+          buffer.markLost(lost?.fromSeq ?? first.seq, last.seq, 'transport-error')
+          onError(error)
+        }
+      } while (flushAgain)
+    } finally {
+      flushing = false
+    }
+  }
+
+  const schedule = (): void => {
+    if (flushMs === 0) {
+      flush()
+    } else if (!timerSet) {
+      timerSet = true
+      timer = clock.setTimeout(flush, flushMs)
+    }
+  }
+
+  const snapshot = (): boolean => {
+    let tasks: readonly SnapshotTask[]
+    try {
+      tasks = core.inspect(runtime).tasks.map(toSnapshotTask)
+    } catch (error) {
+      onError(error)
+      return false
+    }
+    enqueue({ type: 'session:snapshot', upToSeq: seq, tasks })
+    return true
+  }
+
+  const capabilities: Capability[] = ['request-snapshot']
+  if (wire.stack !== false) capabilities.push('stacks')
+  if (options.sanitize !== undefined) capabilities.push('task-values')
+
+  enqueue({ type: 'session:hello', minor: PROTOCOL_VERSION.minor, capabilities })
+  // Built from the runtime, not from history; no event can slip in between
+  // this snapshot and the subscription below, both are synchronous.
+  const initialTasks = core.inspect(runtime).tasks.map(toSnapshotTask)
+  enqueue({ type: 'session:snapshot', upToSeq: seq, tasks: initialTasks })
+  const unsubscribe = core.subscribe(runtime, (event) => {
+    enqueue(encodeEvent(event as unknown as { type: string }, context))
+    schedule()
+  })
+  const stopListening = transport.onMessage?.((message) => {
+    if (!connected || !isControlMessage(message)) return
+    if (snapshot()) flush()
+  })
+  flush()
+
+  return () => {
+    if (!connected) return
+    connected = false
+    unsubscribe()
+    stopListening?.()
+    flush()
+  }
+}
+
+function toSnapshotTask(task: RuntimeInspection['tasks'][number]): SnapshotTask {
+  const out: {
+    -readonly [K in keyof SnapshotTask]: SnapshotTask[K]
+  } = {
+    id: task.id,
+    state: task.state,
+    attempt: task.attempt,
+    since: task.since,
+  }
+  if (typeof task.label === 'string') out.label = task.label
+  if (typeof task.key === 'string') out.key = task.key
+  if (typeof task.parentId === 'number') out.parentId = task.parentId
+  return out
+}
+
+function validate(runtime: unknown, transport: unknown, options: unknown): void {
+  if (typeof runtime !== 'object' || runtime === null) {
+    throw new TypeError(
+      'connectDevtools(runtime, …): runtime must be a runtime from createRuntime().',
+    )
+  }
+  if (
+    typeof transport !== 'object' ||
+    transport === null ||
+    typeof (transport as Transport).send !== 'function'
+  ) {
+    throw new TypeError(
+      'connectDevtools(runtime, transport, …): transport must have a send(batch) method.',
+    )
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(
+      'connectDevtools(runtime, transport, options): options must be an object with `core: { subscribe, inspect }` from @vega/job-core.',
+    )
+  }
+  const o = options as ConnectDevtoolsOptions
+  if (
+    typeof o.core !== 'object' ||
+    o.core === null ||
+    typeof o.core.subscribe !== 'function' ||
+    typeof o.core.inspect !== 'function'
+  ) {
+    throw new TypeError(
+      "connectDevtools: options.core must be { subscribe, inspect } from '@vega/job-core' (import { subscribe, inspect } from '@vega/job-core').",
+    )
+  }
+  if (
+    o.flushMs !== undefined &&
+    !(typeof o.flushMs === 'number' && Number.isFinite(o.flushMs) && o.flushMs >= 0)
+  ) {
+    throw new RangeError(
+      `connectDevtools: options.flushMs must be a finite number ≥ 0, got ${String(o.flushMs)}.`,
+    )
+  }
+  if (o.bufferSize !== undefined && !(Number.isInteger(o.bufferSize) && o.bufferSize >= 1)) {
+    throw new RangeError(
+      `connectDevtools: options.bufferSize must be an integer ≥ 1, got ${String(o.bufferSize)}.`,
+    )
+  }
+  if (o.sessionId !== undefined && (typeof o.sessionId !== 'string' || o.sessionId === '')) {
+    throw new TypeError('connectDevtools: options.sessionId must be a non-empty string.')
+  }
+  if (o.sanitize !== undefined && typeof o.sanitize !== 'function') {
+    throw new TypeError('connectDevtools: options.sanitize must be a function.')
+  }
+  if (o.onError !== undefined && typeof o.onError !== 'function') {
+    throw new TypeError('connectDevtools: options.onError must be a function.')
+  }
+  if (o.lib !== undefined && typeof o.lib !== 'string') {
+    throw new TypeError('connectDevtools: options.lib must be a string.')
+  }
+  if (
+    o.clock !== undefined &&
+    (typeof o.clock !== 'object' ||
+      o.clock === null ||
+      typeof o.clock.now !== 'function' ||
+      typeof o.clock.setTimeout !== 'function' ||
+      typeof o.clock.clearTimeout !== 'function')
+  ) {
+    throw new TypeError(
+      'connectDevtools: options.clock must have now, setTimeout and clearTimeout.',
+    )
+  }
+}
+
+function randomSessionId(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID()
+  return `s-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`
+}
