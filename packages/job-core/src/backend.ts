@@ -37,7 +37,7 @@ export interface BackendJob {
  */
 export interface Backend {
   enqueue(job: BackendJob): void
-  /** Removes a job that has not started; a no-op for a started or unknown job. */
+  /** Removes a job that waits for a slot. The kernel calls it only for a job it enqueued that has not started. */
   withdraw(job: BackendJob): void
   /** A started job's body has exited (returned, threw, or finally left after a cancel). */
   release(job: BackendJob): void

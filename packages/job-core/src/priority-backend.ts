@@ -1,5 +1,5 @@
 import type { Backend, BackendJob } from './backend.js'
-import { LinkedQueue, type QueueNode } from './internal/linked-queue.js'
+import { ArrayQueue } from './internal/array-queue.js'
 import { validateConcurrency } from './internal/validate.js'
 
 /**
@@ -30,12 +30,19 @@ export function createPriorityBackend(options: PriorityBackendOptions = {}): Bac
   return new PriorityBackend(concurrency)
 }
 
+interface Level {
+  readonly priority: number
+  readonly queue: ArrayQueue<BackendJob>
+}
+
 class PriorityBackend implements Backend {
   private readonly concurrency: number
-  private readonly levels = new Map<number, LinkedQueue<BackendJob>>()
-  // Descending; distinct priorities are few, so a sorted array beats a heap.
-  private priorities: number[] = []
-  private readonly nodes = new Map<BackendJob, QueueNode<BackendJob>>()
+  // Descending by priority; distinct priorities are few, so a sorted array beats a heap.
+  private levels: Level[] = []
+  // Withdrawn jobs stay in their queue until they reach its head (or a compaction),
+  // which keeps enqueue and start free of per-job bookkeeping.
+  private readonly withdrawn = new Set<BackendJob>()
+  private stale = 0
   private readonly hooks: Array<() => void> = []
   private active = 0
   private waiting = 0
@@ -59,26 +66,19 @@ class PriorityBackend implements Backend {
       job.start()
       return
     }
-    let level = this.levels.get(job.priority)
-    if (level === undefined) {
-      level = new LinkedQueue()
-      this.levels.set(job.priority, level)
-      this.priorities.push(job.priority)
-      this.priorities.sort((a, b) => b - a)
-    }
-    this.nodes.set(job, level.push(job))
+    this.levelFor(job.priority).queue.push(job)
     this.waiting++
     this.pump()
   }
 
   withdraw(job: BackendJob): void {
-    const node = this.nodes.get(job)
-    if (node === undefined) return
-    this.nodes.delete(job)
-    const level = this.levels.get(job.priority)!
-    level.remove(node)
+    if (this.waiting === 0 || this.withdrawn.has(job)) return
+    this.withdrawn.add(job)
     this.waiting--
-    if (level.size === 0) this.dropLevel(job.priority)
+    this.stale++
+    // Bound the dead weight: once withdrawn entries outnumber live ones, sweep them out.
+    if (this.stale > 64 && this.stale > this.waiting) this.compact()
+    else if (this.waiting === 0) this.compact()
   }
 
   release(_job: BackendJob): void {
@@ -98,6 +98,19 @@ class PriorityBackend implements Backend {
     for (const hook of [...this.hooks]) hook()
   }
 
+  private levelFor(priority: number): Level {
+    const levels = this.levels
+    // The common case: one priority, already first.
+    if (levels.length > 0 && levels[0]!.priority === priority) return levels[0]!
+    let level = levels.find((l) => l.priority === priority)
+    if (level === undefined) {
+      level = { priority, queue: new ArrayQueue() }
+      levels.push(level)
+      levels.sort((a, b) => b.priority - a.priority)
+    }
+    return level
+  }
+
   private pump(): void {
     // A started job may finish synchronously and release its slot inside
     // start(); the guard turns that recursion into another loop turn.
@@ -105,12 +118,8 @@ class PriorityBackend implements Backend {
     this.pumping = true
     try {
       while (this.waiting > 0 && this.active < this.concurrency) {
-        const priority = this.priorities[0]!
-        const level = this.levels.get(priority)!
-        const job = level.shift()!
-        this.nodes.delete(job)
+        const job = this.takeNext()
         this.waiting--
-        if (level.size === 0) this.dropLevel(priority)
         this.active++
         job.start()
       }
@@ -119,8 +128,25 @@ class PriorityBackend implements Backend {
     }
   }
 
-  private dropLevel(priority: number): void {
-    this.levels.delete(priority)
-    this.priorities = this.priorities.filter((p) => p !== priority)
+  private takeNext(): BackendJob {
+    for (;;) {
+      const level = this.levels[0]!
+      const job = level.queue.shift()
+      if (level.queue.length === 0) this.levels = this.levels.slice(1)
+      if (job === undefined) continue
+      if (this.stale > 0 && this.withdrawn.delete(job)) {
+        this.stale--
+        continue
+      }
+      return job
+    }
+  }
+
+  private compact(): void {
+    const withdrawn = this.withdrawn
+    for (const level of this.levels) level.queue.retain((job) => !withdrawn.has(job))
+    this.levels = this.levels.filter((level) => level.queue.length > 0)
+    withdrawn.clear()
+    this.stale = 0
   }
 }

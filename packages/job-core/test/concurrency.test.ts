@@ -84,3 +84,30 @@ describe('concurrency and priority', () => {
     expect(values[49_999]).toBe(49_999)
   })
 })
+
+describe('the priority backend under churn', () => {
+  it('withdrawn jobs never start, and the queue keeps FIFO order around them', async () => {
+    const { runtime } = recordedRuntime({ concurrency: 1 })
+    const hold = gate()
+    run(runtime, () => hold.promise)
+    const started: number[] = []
+    const tasks = Array.from({ length: 500 }, (_, i) =>
+      run(
+        runtime,
+        () => {
+          started.push(i)
+        },
+        { priority: i % 3 },
+      ),
+    )
+    for (const [i, task] of tasks.entries()) if (i % 5 !== 0) task.cancel()
+    expect(inspect(runtime).sizes.queued).toBe(100)
+    hold.open()
+    await Promise.allSettled(tasks.map((t) => t.promise))
+    const expected = [2, 1, 0].flatMap((p) =>
+      Array.from({ length: 500 }, (_, i) => i).filter((i) => i % 5 === 0 && i % 3 === p),
+    )
+    expect(started).toEqual(expected)
+    expect(inspect(runtime).sizes).toMatchObject({ queued: 0, slotsInUse: 0, liveTasks: 0 })
+  })
+})
