@@ -1,0 +1,352 @@
+import {
+  type CancelReason,
+  type DispatchRequest,
+  type Outcome,
+  type RunOptions,
+  settle,
+  type Task,
+  type TaskFn,
+  type TaskState,
+} from '@vega/job-core'
+import { CoordinationProtocolError } from './errors.js'
+import { type CoordinationEventDraft, isCoordinationEvent } from './events.js'
+import type { CoordinationBinding } from './internal/coordination-tag.js'
+import { type Deferred, deferred, isThenable } from './internal/deferred.js'
+import type { CoordinationScope } from './internal/scope.js'
+import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from './types.js'
+
+/** How an intent was decided; `orphaned` and `failed` are the adapter's own verdicts. */
+type Decision = 'proceed' | 'reuse' | 'skip' | 'orphaned' | 'failed'
+
+/**
+ * The context of one intent, and the enforcement of the protocol around it.
+ * Strategies of this package reach the scope and the raw request through
+ * {@link internalsOf}; user coordinators only see {@link CoordinationContext}.
+ */
+class Coordination implements CoordinationContext {
+  readonly hash: string
+  readonly coordinator: Coordinator
+  readonly scope: CoordinationScope
+  readonly request: DispatchRequest<CoordinationBinding>
+  decision: Decision | undefined
+  /** The intent reached a terminal state before anyone decided (cancelled while parked, timeout). */
+  endedUndecided = false
+  /** Set when the coordinator returned a pending answer without deciding yet. */
+  caller: Deferred<unknown> | undefined
+  private view: Intent | undefined
+
+  constructor(
+    scope: CoordinationScope,
+    request: DispatchRequest<CoordinationBinding>,
+    coordinator: Coordinator,
+    hash: string,
+  ) {
+    this.scope = scope
+    this.request = request
+    this.coordinator = coordinator
+    this.hash = hash
+  }
+
+  get taskFn(): TaskFn<unknown> {
+    return this.request.taskFn
+  }
+
+  get options(): RunOptions {
+    return this.request.options
+  }
+
+  get intent(): CoordinationIntent {
+    this.view ??= new Intent(this)
+    return this.view
+  }
+
+  peers(): Task<unknown>[] {
+    return this.scope.peersOf(this.hash, this.request.task)
+  }
+
+  proceed(): Promise<unknown> {
+    this.decide('proceed', 'proceed()')
+    return this.request.proceed()
+  }
+
+  reuse(peer: Task<unknown>): Promise<unknown> {
+    if (!isTask(peer)) {
+      throw new TypeError(
+        `${this.coordinator.name}: reuse(peer) needs a task, e.g. one from ctx.peers(); got ${peer === null ? 'null' : typeof peer}.`,
+      )
+    }
+    if (peer.id === this.request.task.id) {
+      throw new TypeError(
+        `${this.coordinator.name}: reuse(peer) cannot reuse the intent itself; pick a peer from ctx.peers().`,
+      )
+    }
+    this.decide('reuse', 'reuse(peer)')
+    this.emit({ type: 'coordination:reuse', peerId: peer.id })
+    this.request.skip('dedupe', { cancelledBy: peer.id })
+    return peer.promise
+  }
+
+  cancelPeer(peer: Task<unknown>, reason: CancelReason = 'abort'): void {
+    if (!isTask(peer)) {
+      throw new TypeError(
+        `${this.coordinator.name}: cancelPeer(peer) needs a task, e.g. one from ctx.peers().`,
+      )
+    }
+    if (peer.id === this.request.task.id) {
+      throw new TypeError(
+        `${this.coordinator.name}: cancelPeer(peer) cannot cancel the intent; use ctx.intent.skip(reason).`,
+      )
+    }
+    if (typeof reason !== 'string' || reason === '') {
+      throw new TypeError(
+        `${this.coordinator.name}: cancelPeer(peer, reason): reason must be a non-empty string such as 'abort'.`,
+      )
+    }
+    this.request.cancelPeer(peer, reason)
+  }
+
+  emit(draft: CoordinationEventDraft): void {
+    if (draft === null || typeof draft !== 'object' || !isCoordinationEvent(draft)) {
+      throw new TypeError(
+        `${this.coordinator.name}: ctx.emit() only takes the four coordination:* diagnostics; emit custom events with getEventBus(runtime).emit(…).`,
+      )
+    }
+    const bus = this.scope.host.events
+    if (!bus.active) return
+    bus.emit({
+      ...draft,
+      coordinator: this.coordinator.name,
+      intentId: this.request.task.id,
+      hash: this.hash,
+    })
+  }
+
+  skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
+    if (typeof reason !== 'string' || reason === '') {
+      throw new TypeError(
+        `${this.coordinator.name}: intent.skip(reason): reason must be a non-empty string such as 'exhaust-dropped'.`,
+      )
+    }
+    this.decide('skip', 'intent.skip(reason)')
+    return this.request.skip(reason, toSkipOptions(options))
+  }
+
+  park(): void {
+    if (this.decision !== undefined) {
+      throw new CoordinationProtocolError(
+        `${this.coordinator.name}: intent.parkCoordinator() after the intent was decided (${this.decision}); park first, decide later.`,
+        this.coordinator.name,
+        this.request.task.id,
+      )
+    }
+    // Racing a cancellation is normal: parking a task that already ended does nothing.
+    if (this.endedUndecided) return
+    const state: TaskState = this.request.task.state
+    if (state !== 'idle') {
+      throw new CoordinationProtocolError(
+        `${this.coordinator.name}: intent.parkCoordinator() on a task that is ${state}; park once, while it is idle.`,
+        this.coordinator.name,
+        this.request.task.id,
+      )
+    }
+    this.request.park()
+  }
+
+  /** The orphan guard: the answer settled and nobody decided. */
+  orphan(): void {
+    this.decision = 'orphaned'
+    this.emit({ type: 'coordination:orphaned-intent' })
+    this.request.skip('orphaned-intent')
+  }
+
+  fail(error: unknown): void {
+    this.decision = 'failed'
+    this.request.fail(error)
+  }
+
+  /** The intent reached a terminal state (called synchronously by the scope). */
+  intentSettled(): void {
+    if (this.decision !== undefined) return
+    this.endedUndecided = true
+    const caller = this.caller
+    if (caller === undefined) return
+    // The coordinator still holds a pending answer for a task that is over:
+    // the caller must not wait on it, so it gets the task's own ending.
+    caller.resolve(settle(this.request.task).then(ownResult))
+  }
+
+  get undecided(): boolean {
+    return this.decision === undefined && !this.endedUndecided
+  }
+
+  private decide(decision: Decision, what: string): void {
+    const previous = this.decision
+    if (previous === undefined) {
+      this.decision = decision
+      return
+    }
+    const why =
+      previous === 'orphaned'
+        ? 'the orphan guard already skipped it (its coordinator returned before deciding)'
+        : previous === 'failed'
+          ? 'its coordinator already failed it'
+          : `it was already decided with ${previous}`
+    throw new CoordinationProtocolError(
+      `${this.coordinator.name}: ${what} on task #${this.request.task.id}, but ${why}. ` +
+        'Decide each intent exactly once: proceed(), reuse(peer) or intent.skip(reason).',
+      this.coordinator.name,
+      this.request.task.id,
+    )
+  }
+}
+
+/** The intent as its coordinator sees it: the task, plus park and skip. */
+class Intent implements CoordinationIntent {
+  private readonly coordination: Coordination
+
+  constructor(coordination: Coordination) {
+    this.coordination = coordination
+  }
+
+  private get task(): Task<unknown> {
+    return this.coordination.request.task
+  }
+
+  get id(): number {
+    return this.task.id
+  }
+
+  get label(): string | undefined {
+    return this.task.label
+  }
+
+  get state(): TaskState {
+    return this.task.state
+  }
+
+  get cancelReason(): CancelReason | undefined {
+    return this.task.cancelReason
+  }
+
+  get cancelledBy(): number | undefined {
+    return this.task.cancelledBy
+  }
+
+  get attempt(): number {
+    return this.task.attempt
+  }
+
+  get promise(): Promise<unknown> {
+    return this.task.promise
+  }
+
+  cancel(): void {
+    this.task.cancel()
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: an intent is a Task, and tasks are thenables.
+  then<R1 = unknown, R2 = never>(
+    onFulfilled?: ((value: unknown) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.task.promise.then(onFulfilled, onRejected)
+  }
+
+  catch<R = never>(
+    onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null,
+  ): Promise<unknown> {
+    return this.task.promise.catch(onRejected)
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<unknown> {
+    return this.task.promise.finally(onFinally)
+  }
+
+  parkCoordinator(): void {
+    this.coordination.park()
+  }
+
+  skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
+    return this.coordination.skip(reason, options)
+  }
+}
+
+/**
+ * Runs `binding.coordinator` for one intent and enforces the protocol. Its
+ * return value is what the caller of `run()` receives as `task.promise`.
+ */
+export function dispatchToCoordinator(
+  scope: CoordinationScope,
+  request: DispatchRequest<CoordinationBinding>,
+): unknown {
+  const { coordinator, hash } = request.binding
+  const coordination = new Coordination(scope, request, coordinator, hash)
+  scope.track(hash, request.task, () => coordination.intentSettled())
+  let answer: unknown
+  try {
+    answer = coordinator.coordinate(coordination)
+  } catch (error) {
+    if (coordination.undecided) coordination.fail(error)
+    return Promise.reject(error)
+  }
+  if (!coordination.undecided) return answer
+  if (!isThenable(answer)) {
+    coordination.orphan()
+    return answer
+  }
+  // Undecided with a pending answer (a parked waiter): the caller follows the
+  // answer, unless the intent ends first, and the guard watches the answer.
+  const caller = deferred<unknown>()
+  coordination.caller = caller
+  answer.then(
+    (value) => {
+      if (coordination.undecided) coordination.orphan()
+      caller.resolve(value)
+    },
+    (error: unknown) => {
+      if (coordination.undecided) coordination.fail(error)
+      caller.reject(error)
+    },
+  )
+  return caller.promise
+}
+
+/** What this package's own strategies may reach behind a context. */
+export interface CoordinationInternals {
+  readonly scope: CoordinationScope
+  readonly task: Task<unknown>
+}
+
+/** The scope and task behind `ctx`; a `TypeError` for a context not made by the adapter. */
+export function internalsOf(ctx: CoordinationContext, who: string): CoordinationInternals {
+  if (!(ctx instanceof Coordination)) {
+    throw new TypeError(
+      `${who} keeps per-runtime state and only runs inside a runtime: createRuntime({ plugins: [installCoordination] }).`,
+    )
+  }
+  return { scope: ctx.scope, task: ctx.request.task }
+}
+
+function isTask(value: unknown): value is Task<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Task<unknown>).id === 'number' &&
+    typeof (value as Task<unknown>).cancel === 'function'
+  )
+}
+
+function toSkipOptions(
+  options: SkipOptions | undefined,
+): { cancelledBy?: number; cause?: unknown } | undefined {
+  if (options === undefined) return undefined
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('intent.skip(reason, options): options must be { cancelledBy?, cause? }.')
+  }
+  return options
+}
+
+function ownResult(outcome: Outcome<unknown>): unknown {
+  if (outcome.status === 'success') return outcome.value
+  throw outcome.error
+}

@@ -1,0 +1,66 @@
+import { hashKey, type Key, type TaskFn, tagTaskFn } from '@vega/job-core'
+import { isCoordinator } from './define-coordinator.js'
+import { coordinationTag } from './internal/coordination-tag.js'
+import type { Coordinator } from './types.js'
+
+/**
+ * Binds a coordinator and a key to a taskFn. `run()` then hands every call
+ * of the returned taskFn to the coordinator before anything runs. The key is
+ * the call's identity: calls whose keys hash the same are peers, whatever
+ * their taskFn, so namespace keys (`['doc', id]`, not `id`).
+ *
+ * Everything is checked here, at bind time, not at `run()`: a `TypeError`
+ * for a non-function taskFn, a value that is not a coordinator, a missing
+ * key, or an unhashable key (function, symbol, class instance, cycle).
+ * The runtime must have `installCoordination` in its plugins; otherwise every
+ * such call ends `error` with a `PluginMissingError` naming it.
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ plugins: [installCoordination] })
+ * const loadUser = withCoordinator(fetchUser, dedupeCoordinator, { key: ['user', 42] })
+ * const [a, b] = await Promise.all([run(runtime, loadUser), run(runtime, loadUser)]) // one request
+ * ```
+ */
+export function withCoordinator<T>(
+  taskFn: TaskFn<T>,
+  coordinator: Coordinator,
+  binding: { key: Key },
+): TaskFn<T> {
+  if (typeof taskFn !== 'function') {
+    throw new TypeError(
+      `withCoordinator(taskFn, …): taskFn must be a function (ctx) => …, got ${describe(taskFn)}.`,
+    )
+  }
+  if (!isCoordinator(coordinator)) {
+    const handle = coordinator as { coordinator?: unknown } | null | undefined
+    const hint =
+      typeof handle === 'object' && handle !== null && isCoordinator(handle.coordinator)
+        ? ' This looks like the handle of createSerializeCoordinator(); pass its `.coordinator`.'
+        : ' Use a built-in (dedupeCoordinator, restartCoordinator, …) or make one with defineCoordinator(name, impl).'
+    throw new TypeError(
+      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describe(coordinator)}.${hint}`,
+    )
+  }
+  if (binding === null || typeof binding !== 'object' || binding.key === undefined) {
+    throw new TypeError(
+      `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
+    )
+  }
+  let hash: string
+  try {
+    hash = hashKey(binding.key)
+  } catch (error) {
+    throw new TypeError(
+      `withCoordinator(…, ${coordinator.name}, { key }): ${(error as Error).message}`,
+      { cause: error },
+    )
+  }
+  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash })
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'object') return value.constructor?.name ?? 'an object'
+  return typeof value
+}
