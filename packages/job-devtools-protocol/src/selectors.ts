@@ -170,10 +170,8 @@ function toLane(task: TaskTimeline): Lane {
         enter('idle', entry.seq, entry.ts)
         break
       case 'transition':
-        if (open === undefined && end === undefined && segments.length === 0) {
-          // The creation was not seen; the lane starts where we joined.
-          open = { state: entry.from, fromSeq: entry.seq, fromTs: entry.ts }
-        }
+        // When the creation was not seen, the lane simply starts here: how
+        // long the task spent in `from` is unknown.
         enter(entry.to, entry.seq, entry.ts)
         if (TERMINAL.has(entry.to)) {
           end = { state: entry.to, seq: entry.seq, ts: entry.ts }
