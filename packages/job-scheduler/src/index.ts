@@ -17,6 +17,12 @@ export type { GracefullyStoppable } from './gracefully-stoppable.js'
 export { DEFAULT_PARALLELISM, javaStringHashCode, toGroupKey } from './group-key.js'
 export { immediateScheduler } from './immediate-scheduler.js'
 export {
+  type AggregateSchedulingOptions,
+  type AggregateSchedulingPlugin,
+  installAggregateScheduling,
+  type SchedulerStatsEvent,
+} from './install-aggregate-scheduling.js'
+export {
   createLifecycle,
   type Lifecycle,
   type LifecycleComponent,
@@ -33,3 +39,9 @@ export {
 export { createParallelScheduler, type ParallelScheduler } from './parallel-scheduler.js'
 export type { ScheduledWork, Scheduler } from './scheduler.js'
 export type { AggregateStats, LatencySummary, SchedulingStats } from './stats.js'
+export {
+  type AggregateBinding,
+  type AggregateRoute,
+  aggregateTag,
+  withAggregate,
+} from './with-aggregate.js'

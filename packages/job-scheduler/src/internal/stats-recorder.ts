@@ -69,6 +69,13 @@ export class StatsRecorder {
     this.settledOne(counters)
   }
 
+  /** An in-flight entry withdrawn before its body ran (a cancelled task). */
+  abandoned(counters: AggregateCounters): void {
+    counters.inFlight--
+    counters.dropped++
+    this.settledOne(counters)
+  }
+
   finished(counters: AggregateCounters, durationMs: number | undefined, ok: boolean): void {
     counters.inFlight--
     if (ok) counters.completed++

@@ -1,0 +1,87 @@
+import { createTaskTag, type TaskFn, type TaskTag, tagTaskFn } from '@vega/job-core'
+import { describe } from './internal/validate.js'
+import {
+  type NamedAggregate,
+  type NamedAggregateLike,
+  toNamedAggregate,
+} from './named-aggregate.js'
+
+/**
+ * The routing `withAggregate` binds to a taskFn: the named aggregate (whose
+ * scheduler runs the task) and the aggregate id (whose group orders it).
+ *
+ * @example
+ * ```ts
+ * const binding: AggregateBinding = { aggregate: { contextName: 'sales', aggregateName: 'Order' }, id: 'order-1' }
+ * ```
+ */
+export interface AggregateBinding {
+  readonly aggregate: NamedAggregate
+  readonly id: string
+}
+
+/**
+ * What `withAggregate` accepts: the aggregate as `"context.Aggregate"` or a
+ * {@link NamedAggregate}, and the aggregate id.
+ *
+ * @example
+ * ```ts
+ * const route: AggregateRoute = { aggregate: 'sales.Order', id: orderId }
+ * ```
+ */
+export interface AggregateRoute {
+  readonly aggregate: NamedAggregateLike
+  readonly id: string
+}
+
+/**
+ * The tag `withAggregate` puts on a taskFn and `installAggregateScheduling`
+ * claims. Exported so other plugins and devtools can read a task's routing
+ * with `readTaskTag(taskFn, aggregateTag)`.
+ *
+ * @example
+ * ```ts
+ * const binding = readTaskTag(job.taskFn, aggregateTag) // AggregateBinding | undefined
+ * ```
+ */
+export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBinding>(
+  'installAggregateScheduling()',
+  {
+    key: (binding) =>
+      `${binding.aggregate.contextName}.${binding.aggregate.aggregateName}#${binding.id}`,
+  },
+)
+
+/**
+ * Binds a taskFn to an aggregate: tasks run from it are ordered per
+ * aggregate id (one at a time per group, in `run()` order) on the named
+ * aggregate's scheduler, once the runtime has `installAggregateScheduling()`.
+ * Without that plugin the task fails loudly (`PluginMissingError`), never runs
+ * unordered. A missing or non-string id, or a malformed aggregate, throws a
+ * `TypeError` here, at bind time.
+ *
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ plugins: [installAggregateScheduling({ parallelism: 16 })] })
+ * await run(runtime, withAggregate(handleCommand, { aggregate: 'sales.Order', id: orderId }))
+ * ```
+ */
+export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): TaskFn<T> {
+  if (typeof taskFn !== 'function') {
+    throw new TypeError(
+      `withAggregate(taskFn, { aggregate, id }): taskFn must be a function, got ${describe(taskFn)}.`,
+    )
+  }
+  if (typeof route !== 'object' || route === null) {
+    throw new TypeError(
+      "withAggregate(taskFn, { aggregate, id }): pass the routing, e.g. { aggregate: 'sales.Order', id: orderId }.",
+    )
+  }
+  if (typeof route.id !== 'string') {
+    throw new TypeError(
+      `withAggregate(taskFn, { aggregate, id }): id must be the aggregate id as a string, got ${describe(route.id)}.`,
+    )
+  }
+  const aggregate = toNamedAggregate(route.aggregate)
+  return tagTaskFn(taskFn, aggregateTag, Object.freeze({ aggregate, id: route.id }))
+}
