@@ -56,7 +56,7 @@ function setup(options: Omit<RuntimeOptions, 'clock'> = {}) {
 }
 
 /** A body that sleeps `ms` on the runtime clock, then returns or throws `result`. */
-function after<T>(ms: number, result: T | Error) {
+function sleepThen<T>(ms: number, result: T | Error) {
   return async (ctx: { sleep(ms: number): Promise<void> }): Promise<T> => {
     await ctx.sleep(ms)
     if (result instanceof Error) throw result
@@ -67,8 +67,8 @@ function after<T>(ms: number, result: T | Error) {
 describe('dependsOn: parked:dependencies until every dependency succeeds', () => {
   it('starts the dependent only when the last dependency succeeds, with their values available', async () => {
     const { runtime, clock, transitions } = setup()
-    const a = run(runtime, after(100, 'a'))
-    const b = run(runtime, after(300, 'b'))
+    const a = run(runtime, sleepThen(100, 'a'))
+    const b = run(runtime, sleepThen(300, 'b'))
     const started: number[] = []
     const dependent = run(
       runtime,
@@ -118,7 +118,7 @@ describe('dependsOn: parked:dependencies until every dependency succeeds', () =>
 
   it('the same dependency listed twice is waited for once', async () => {
     const { runtime, clock } = setup()
-    const a = run(runtime, after(50, 'a'))
+    const a = run(runtime, sleepThen(50, 'a'))
     const dependent = run(runtime, () => 'ran', { dependsOn: [a, a] })
     await clock.advance(50)
     expect(await dependent).toBe('ran')
@@ -148,8 +148,8 @@ describe('dependsOn: a dependency that fails cancels the dependent with reason d
   it('a dependency that errors while the dependent waits', async () => {
     const { runtime, clock, transitions } = setup()
     const boom = new Error('db down')
-    const a = run(runtime, after(100, boom))
-    const b = run(runtime, after(500, 'b'))
+    const a = run(runtime, sleepThen(100, boom))
+    const b = run(runtime, sleepThen(500, 'b'))
     let ran = false
     const dependent = run(
       runtime,
@@ -186,7 +186,7 @@ describe('dependsOn: a dependency that fails cancels the dependent with reason d
 
   it('a dependency that is cancelled while the dependent waits', async () => {
     const { runtime, clock } = setup()
-    const a = run(runtime, after(100, 'a'))
+    const a = run(runtime, sleepThen(100, 'a'))
     const dependent = run(runtime, () => 'never', { dependsOn: [a] })
     await clock.advance(40)
     a.cancel()
@@ -227,7 +227,7 @@ describe('dependsOn: a dependency that fails cancels the dependent with reason d
 
   it('cancellation propagates down a chain, each link naming the one before', async () => {
     const { runtime, clock } = setup()
-    const a = run(runtime, after(10, 'a'))
+    const a = run(runtime, sleepThen(10, 'a'))
     const b = run(runtime, () => 'b', { dependsOn: [a] })
     const c = run(runtime, () => 'c', { dependsOn: [b] })
     a.cancel()
@@ -260,7 +260,7 @@ describe('dependsOn: a dependency that fails cancels the dependent with reason d
 describe('dependsOn: the waiting dependent', () => {
   it('cancelling it stops listening to its dependencies and leaves nothing behind', async () => {
     const { runtime, clock, transitions } = setup()
-    const a = run(runtime, after(100, 'a'))
+    const a = run(runtime, sleepThen(100, 'a'))
     let ran = false
     const dependent = run(
       runtime,
@@ -284,7 +284,7 @@ describe('dependsOn: the waiting dependent', () => {
 
   it('the dependency list is copied at run(): pushing the dependent into its own array cannot make a cycle', async () => {
     const { runtime, clock } = setup()
-    const a = run(runtime, after(10, 'a'))
+    const a = run(runtime, sleepThen(10, 'a'))
     const dependsOn: Task<unknown>[] = [a]
     const dependent = run(runtime, () => 'ran', { dependsOn })
     dependsOn.push(dependent)
@@ -307,7 +307,7 @@ describe('dependsOn: the waiting dependent', () => {
 
   it('a dependent with a queue timeout is not timed while it waits for dependencies', async () => {
     const { runtime, clock } = setup()
-    const a = run(runtime, after(1_000, 'a'))
+    const a = run(runtime, sleepThen(1_000, 'a'))
     const dependent = run(runtime, () => 'ran', { dependsOn: [a], timeout: { queue: 10 } })
     await clock.advance(1_000)
     expect(await dependent).toBe('ran')
