@@ -58,7 +58,7 @@ export function generateProtocolSchema(overrides: Record<string, string> = {}): 
     if (symbol === undefined) throw new Error(`generate-schema: ${name} is not exported`)
     return checker.getDeclaredTypeOfSymbol(symbol)
   }
-  const valueOf = (name: string): ts.Type => {
+  const typeOfValue = (name: string): ts.Type => {
     const symbol = exports.get(name)
     const declaration = symbol?.valueDeclaration
     if (symbol === undefined || declaration === undefined) {
@@ -86,7 +86,7 @@ export function generateProtocolSchema(overrides: Record<string, string> = {}): 
   converter.define('WireEvent', declared('WireEvent'))
   converter.define('WireTagged', declared('WireTagged'))
   converter.define('ControlMessage', declared('ControlMessage'))
-  const version = converter.convert(valueOf('PROTOCOL_VERSION'))
+  const version = converter.convert(typeOfValue('PROTOCOL_VERSION'))
   // `Envelope` without type arguments is Envelope<WireEvent>: the envelope as sent.
   converter.define('Envelope', declared('SchemaEnvelope'))
 

@@ -90,22 +90,22 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
       )
     case 'coordination:reuse':
       return coordination(e, (base) =>
-        isInt(e.peerId) ? { ...base, type: 'coordination:reuse', peerId: e.peerId } : undefined,
+        isInt(e.peerId) ? { type: 'coordination:reuse', ...base, peerId: e.peerId } : undefined,
       )
     case 'coordination:restart':
       return coordination(e, (base) =>
         Array.isArray(e.cancelledPeerIds) && e.cancelledPeerIds.every(isInt)
-          ? { ...base, type: 'coordination:restart', cancelledPeerIds: [...e.cancelledPeerIds] }
+          ? { type: 'coordination:restart', ...base, cancelledPeerIds: [...e.cancelledPeerIds] }
           : undefined,
       )
     case 'coordination:queued':
       return coordination(e, (base) =>
         typeof e.position === 'number'
-          ? { ...base, type: 'coordination:queued', position: e.position }
+          ? { type: 'coordination:queued', ...base, position: e.position }
           : undefined,
       )
     case 'coordination:orphaned-intent':
-      return coordination(e, (base) => ({ ...base, type: 'coordination:orphaned-intent' }))
+      return coordination(e, (base) => ({ type: 'coordination:orphaned-intent', ...base }))
     case 'runtime:shutdown':
       return typeof e.phase === 'string' ? { type: 'runtime:shutdown', phase: e.phase } : undefined
     case 'runtime:listener-error':

@@ -1,0 +1,301 @@
+import {
+  createRuntime,
+  createTestClock,
+  getEventBus,
+  inspect,
+  run,
+  settle,
+  subscribe,
+} from '@vega/job-core'
+import { describe, expect, it } from 'vitest'
+import {
+  type ConnectDevtoolsOptions,
+  connectDevtools,
+  createInProcessTransport,
+  type Envelope,
+  lanes,
+  reduceAll,
+  session,
+  type Transport,
+} from '../src/index.js'
+
+const core = { subscribe, inspect }
+
+function setup(options: Partial<ConnectDevtoolsOptions> = {}) {
+  const clock = createTestClock({ now: 0 })
+  const runtime = createRuntime({ clock, name: 'bridge-test' })
+  const batches: Envelope[][] = []
+  const transport = createInProcessTransport((batch) => batches.push([...batch]))
+  const disconnect = connectDevtools(runtime, transport, {
+    core,
+    clock,
+    sessionId: 'sid-1',
+    flushMs: 0,
+    wire: { stack: false },
+    ...options,
+  })
+  const all = () => batches.flat()
+  return { clock, runtime, transport, batches, all, disconnect }
+}
+
+function expectContiguous(envelopes: readonly Envelope[]): void {
+  expect(envelopes.map((e) => e.seq)).toEqual(envelopes.map((_, index) => index + 1))
+}
+
+describe('connectDevtools', () => {
+  it('sends hello, then a snapshot of the live tasks, then live events, numbered from 1', async () => {
+    const clock = createTestClock({ now: 1_000 })
+    const runtime = createRuntime({ clock, name: 'app' })
+    const before = run(runtime, (ctx) => ctx.sleep(50), { label: 'before' })
+    await clock.advance(10)
+    const received: Envelope[] = []
+    const disconnect = connectDevtools(
+      runtime,
+      createInProcessTransport((batch) => received.push(...batch)),
+      { core, clock, sessionId: 's', flushMs: 0 },
+    )
+    expect(received.map((e) => e.e.type)).toEqual(['session:hello', 'session:snapshot'])
+    expect(received[0]).toEqual({
+      proto: 'vega-job',
+      v: 1,
+      sid: 's',
+      seq: 1,
+      ts: 1_010,
+      src: { runtime: 'app', lib: '@vega/job-devtools-protocol@1.0.0' },
+      e: { type: 'session:hello', minor: 0, capabilities: ['request-snapshot', 'stacks'] },
+    })
+    expect(received[1]?.e).toEqual({
+      type: 'session:snapshot',
+      upToSeq: 1,
+      tasks: [{ id: before.id, label: 'before', state: 'running', attempt: 1, since: 1_000 }],
+    })
+
+    const after = run(runtime, async () => 'done', { label: 'after' })
+    await after
+    await clock.advance(50)
+    await before
+    disconnect()
+    expectContiguous(received)
+    const types = received.slice(2).map((e) => e.e.type)
+    expect(types[0]).toBe('task:created')
+    expect(types).toContain('task:transition')
+    const state = reduceAll(received)
+    expect(lanes(state, 's').map((lane) => [lane.label, lane.state])).toEqual([
+      ['before', 'success'],
+      ['after', 'success'],
+    ])
+  })
+
+  it('batches on the clock when flushMs > 0', async () => {
+    const { clock, runtime, batches, all, disconnect } = setup({ flushMs: 100 })
+    expect(batches).toHaveLength(1)
+    run(runtime, () => 1, { label: 'a' })
+    run(runtime, () => 2, { label: 'b' })
+    expect(batches).toHaveLength(1)
+    await clock.advance(100)
+    expect(batches).toHaveLength(2)
+    expect(batches[1]?.map((e) => e.e.type)[0]).toBe('task:created')
+    disconnect()
+    expectContiguous(all())
+  })
+
+  it('drops the oldest on overflow and announces it with a session:gap in their place', async () => {
+    const { clock, runtime, transport, batches, all, disconnect } = setup({
+      flushMs: 100,
+      bufferSize: 4,
+    })
+    for (let i = 0; i < 5; i += 1) run(runtime, () => i)
+    await clock.advance(100)
+    const overflowBatch = batches[1] ?? []
+    const [gap, ...kept] = overflowBatch
+    expect(kept).toHaveLength(4)
+    expect(gap?.e).toEqual({
+      type: 'session:gap',
+      fromSeq: 3,
+      toSeq: (kept[0]?.seq ?? 0) - 1,
+      reason: 'overflow',
+    })
+    expect(gap?.seq).toBe((kept[0]?.seq ?? 0) - 1)
+    const seqs = all().map((e) => e.seq)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+    expect(new Set(seqs).size).toBe(seqs.length)
+
+    let state = reduceAll(all())
+    expect(session(state, 'sid-1')?.stale).toBe(true)
+    transport.post({ type: 'request-snapshot' })
+    state = reduceAll(all())
+    expect(session(state, 'sid-1')?.stale).toBe(false)
+    disconnect()
+  })
+
+  it('answers request-snapshot at once, even from inside a delivery', () => {
+    const clock = createTestClock({ now: 0 })
+    const runtime = createRuntime({ clock })
+    const received: Envelope[] = []
+    let asked = false
+    const transport = createInProcessTransport((batch) => {
+      received.push(...batch)
+      if (!asked) {
+        asked = true
+        transport.post({ type: 'request-snapshot' })
+      }
+    })
+    const disconnect = connectDevtools(runtime, transport, { core, clock, flushMs: 0 })
+    expect(received.map((e) => e.e.type)).toEqual([
+      'session:hello',
+      'session:snapshot',
+      'session:snapshot',
+    ])
+    expectContiguous(received)
+    expect(received[2]?.e).toMatchObject({ upToSeq: 2 })
+    disconnect()
+    transport.post({ type: 'request-snapshot' })
+    expect(received).toHaveLength(3)
+  })
+
+  it('encodes errors with causes, and passes custom events through', async () => {
+    const { runtime, all, disconnect } = setup()
+    const cause = new RangeError('inner')
+    await settle(run(runtime, () => Promise.reject(new Error('outer', { cause }))))
+    getEventBus(runtime).emit({ type: 'app:cache-hit', key: 'user:1', big: 10n, seq: 999 })
+    disconnect()
+    const transition = all().find(
+      (e) => e.e.type === 'task:transition' && 'to' in e.e && e.e.to === 'error',
+    )
+    expect(transition?.e).toMatchObject({
+      error: {
+        __type: 'Error',
+        name: 'Error',
+        message: 'outer',
+        cause: { __type: 'Error', name: 'RangeError', message: 'inner' },
+      },
+    })
+    const custom = all().find((e) => e.e.type === 'app:cache-hit')
+    expect(custom?.e).toEqual({
+      type: 'app:cache-hit',
+      fields: { key: 'user:1', big: { __type: 'BigInt', value: '10' } },
+    })
+  })
+
+  it('keeps task data home unless a sanitize hook opts in', () => {
+    const plain = setup()
+    getEventBus(plain.runtime).emit({
+      type: 'app:done',
+      taskId: 1,
+      result: { secret: 1 },
+      ok: true,
+    })
+    plain.disconnect()
+    expect(plain.all().at(-1)?.e).toEqual({ type: 'app:done', fields: { taskId: 1, ok: true } })
+
+    const seen: unknown[] = []
+    const opted = setup({
+      sanitize: (payload) => {
+        seen.push(payload)
+        if (payload.field === 'input') throw new Error('cannot sanitize')
+        return payload.field === 'result' ? { rows: 2 } : undefined
+      },
+    })
+    expect(opted.all()[0]?.e).toMatchObject({ capabilities: ['request-snapshot', 'task-values'] })
+    getEventBus(opted.runtime).emit({
+      type: 'app:done',
+      taskId: 1,
+      result: [1, 2],
+      args: ['x'],
+      input: 'raw',
+    })
+    opted.disconnect()
+    expect(opted.all().at(-1)?.e).toEqual({
+      type: 'app:done',
+      fields: {
+        taskId: 1,
+        result: { rows: 2 },
+        input: {
+          __type: 'Error',
+          name: 'Error',
+          message: 'sanitize hook threw',
+          cause: { __type: 'Error', name: 'Error', message: 'cannot sanitize' },
+        },
+      },
+    })
+    expect(seen).toEqual([
+      { eventType: 'app:done', field: 'result', taskId: 1, value: [1, 2] },
+      { eventType: 'app:done', field: 'args', taskId: 1, value: ['x'] },
+      { eventType: 'app:done', field: 'input', taskId: 1, value: 'raw' },
+    ])
+  })
+
+  it('survives a throwing transport, reports it, and announces the lost batch', () => {
+    const clock = createTestClock({ now: 0 })
+    const runtime = createRuntime({ clock })
+    const received: Envelope[] = []
+    const errors: unknown[] = []
+    let fail = false
+    const transport: Transport = {
+      send(batch) {
+        if (fail) throw new Error('socket closed')
+        received.push(...batch)
+      },
+    }
+    const disconnect = connectDevtools(runtime, transport, {
+      core,
+      clock,
+      flushMs: 0,
+      onError: (error) => errors.push(error),
+    })
+    fail = true
+    const task = run(runtime, () => 1)
+    expect(task.state).toBe('success')
+    fail = false
+    run(runtime, () => 2)
+    disconnect()
+    expect(errors.length).toBeGreaterThan(0)
+    const gap = received.find((e) => e.e.type === 'session:gap')
+    expect(gap?.e).toMatchObject({ fromSeq: 3, reason: 'transport-error' })
+    expect(session(reduceAll(received), received[0]?.sid ?? '')?.stale).toBe(true)
+  })
+
+  it('stops on disconnect, flushing what is buffered; disconnect is idempotent', async () => {
+    const { runtime, batches, all, disconnect } = setup({ flushMs: 1_000 })
+    run(runtime, () => 1)
+    expect(batches).toHaveLength(1)
+    disconnect()
+    expect(batches).toHaveLength(2)
+    const count = all().length
+    run(runtime, () => 2)
+    disconnect()
+    expect(all()).toHaveLength(count)
+    expect(inspect(runtime).sizes.listeners).toBe(0)
+  })
+
+  it('rejects bad arguments early', () => {
+    const runtime = createRuntime()
+    const transport = createInProcessTransport(() => {})
+    expect(() => connectDevtools(runtime, {} as never, { core })).toThrow(TypeError)
+    expect(() => connectDevtools(runtime, transport, undefined as never)).toThrow(
+      /options.core|options must/,
+    )
+    expect(() => connectDevtools(runtime, transport, { core: {} as never })).toThrow(
+      /subscribe, inspect/,
+    )
+    expect(() => connectDevtools(runtime, transport, { core, flushMs: -1 })).toThrow(RangeError)
+    expect(() => connectDevtools(runtime, transport, { core, bufferSize: 0 })).toThrow(RangeError)
+    expect(() => connectDevtools(runtime, transport, { core, sessionId: '' })).toThrow(TypeError)
+    expect(() => connectDevtools(null as never, transport, { core })).toThrow(TypeError)
+    expect(inspect(runtime).sizes.listeners).toBe(0)
+  })
+
+  it('generates distinct session ids by default', () => {
+    const runtime = createRuntime()
+    const sids = new Set<string>()
+    for (let i = 0; i < 3; i += 1) {
+      const disconnect = connectDevtools(
+        runtime,
+        createInProcessTransport((batch) => sids.add(batch[0]?.sid ?? '')),
+        { core, flushMs: 0 },
+      )
+      disconnect()
+    }
+    expect(sids.size).toBe(3)
+  })
+})
