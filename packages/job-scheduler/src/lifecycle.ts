@@ -133,7 +133,7 @@ class ComponentLifecycle implements Lifecycle {
 
   private async prepareAndStart(): Promise<void> {
     for (const component of this.components) {
-      if (this.forced) break
+      if (this.forced || this.stopping !== undefined) break
       this.prepared.push(component)
       try {
         await component.prepare()
@@ -150,6 +150,11 @@ class ComponentLifecycle implements Lifecycle {
       for (const component of [...this.prepared].reverse()) safeForce(component, [])
       throw new IllegalStateError(
         `Lifecycle was force-stopped during start. Current state: ${this.current}.`,
+      )
+    }
+    if (this.stopping !== undefined) {
+      throw new IllegalStateError(
+        `Lifecycle was stopped during start; nothing was started. Current state: ${this.current}.`,
       )
     }
     for (const component of this.components) component.start()

@@ -423,7 +423,6 @@ describe('AggregateDispatcher: lifecycle', () => {
   })
 
   it('forceStop force-stops an owned supplier', async () => {
-    const d = running()
     const entered = gate()
     let signal: AbortSignal | undefined
     const d2 = running({
@@ -440,7 +439,6 @@ describe('AggregateDispatcher: lifecycle', () => {
     expect(() => d2.schedulerSupplier.getOrInitialize(exchange('x', 0).aggregateId)).toThrow(
       /has stopped/,
     )
-    d.forceStop()
   })
 })
 

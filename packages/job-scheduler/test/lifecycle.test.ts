@@ -238,3 +238,34 @@ describe('createLifecycle', () => {
     expect(() => createLifecycle([{ ...a, name: '' }], { shutdownTimeout: 1 })).toThrow(TypeError)
   })
 })
+
+describe('createLifecycle: stops racing a start', () => {
+  it('a stop during a pending prepare starts nothing, stops what was attempted and rejects the start', async () => {
+    const calls: string[] = []
+    const preparing = gate()
+    const lifecycle = createLifecycle(
+      [component('first', calls, { prepare: () => preparing.promise }), component('second', calls)],
+      { shutdownTimeout: 1_000, timers: manualTimers() },
+    )
+    const started = lifecycle.start()
+    const stopped = lifecycle.stop()
+    preparing.open()
+    await expect(started).rejects.toThrow(/stopped during start/)
+    await expect(stopped).resolves.toEqual({ outcome: 'graceful' })
+    expect(calls).toEqual(['prepare:first', 'quiesce:first', 'stop:first'])
+  })
+
+  it('a force stop during a pending prepare forces the late component again', async () => {
+    const calls: string[] = []
+    const preparing = gate()
+    const lifecycle = createLifecycle(
+      [component('first', calls, { prepare: () => preparing.promise }), component('second', calls)],
+      { shutdownTimeout: 1_000 },
+    )
+    const started = lifecycle.start()
+    lifecycle.forceStop()
+    preparing.open()
+    await expect(started).rejects.toBeInstanceOf(IllegalStateError)
+    expect(calls).toEqual(['prepare:first', 'force:second', 'force:first', 'force:first'])
+  })
+})

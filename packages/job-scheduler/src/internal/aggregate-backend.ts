@@ -50,6 +50,10 @@ export class AggregateBackend implements Backend {
   private readonly recorder: StatsRecorder
   private readonly groups = new Map<number, Group>()
   private readonly entries = new Map<BackendJob, Entry>()
+  // The inner backend knows a bound job by its forwarded twin; a release that
+  // arrives after the entry left (withdrawn, then started anyway by an inner
+  // backend) must still name the job the inner backend knows.
+  private readonly twins = new WeakMap<BackendJob, BackendJob>()
   private waiting = 0
 
   constructor(
@@ -161,7 +165,7 @@ export class AggregateBackend implements Backend {
   release(job: BackendJob): void {
     const entry = this.entries.get(job)
     if (entry === undefined) {
-      this.inner.release(job)
+      this.inner.release(this.twins.get(job) ?? job)
       return
     }
     const phase = entry.phase
@@ -220,6 +224,7 @@ export class AggregateBackend implements Backend {
     const lane = createDeferred<void>()
     entry.phase = { kind: 'forwarded', lane }
     this.waiting--
+    this.twins.set(entry.job, entry.forwarded)
     this.inner.enqueue(entry.forwarded)
     return lane.promise
   }
