@@ -245,7 +245,7 @@ describe('timeout.total', () => {
       'running>parked:retry@0',
       'parked:retry>error@300',
     ])
-    const last = events.findLast((e) => e.type === 'task:transition' && e.taskId === task.id)
+    const last = events.filter((e) => e.type === 'task:transition' && e.taskId === task.id).at(-1)
     expect((last as { error?: unknown }).error).toBe(error)
     expect(clock.pending).toBe(0)
     await clock.advance(5_000)
