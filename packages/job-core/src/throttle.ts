@@ -19,12 +19,18 @@ export interface ThrottleOptions {
 /**
  * A throttle shaper: at most one dispatch per `ms` per key. The first call
  * runs at once (leading); the last call of the window runs at its end
- * (trailing) and opens the next window. Calls in between end `cancelled` /
- * `superseded`, settling with the survivor's outcome.
+ * (trailing) and opens the next window, so dispatches are never closer than
+ * `ms`. Calls in between end `cancelled` / `superseded`, settling with the
+ * survivor's outcome. Throws `RangeError` for a negative, `NaN` or infinite
+ * `ms`, or both edges off.
  *
  * @example
  * ```ts
  * const save = withShaper(saveDraft, throttle(1_000), { key: ['draft', id] })
+ * run(runtime, save) // runs now
+ * run(runtime, save) // merged: runs (as the window's last call) 1 s after the first
+ *
+ * const ping = withShaper(sendPing, throttle(5_000, { trailing: false }), { key: 'ping' })
  * ```
  */
 export function throttle(ms: number, options: ThrottleOptions = {}): ThrottleShaper {

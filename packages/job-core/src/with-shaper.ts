@@ -7,8 +7,10 @@ import { tagTaskFn } from './task-tag.js'
 /**
  * Binds a time-window shaper and a key to a taskFn. Shaping happens before
  * the dispatch seam, so merged calls never reach a coordinator; wrap the
- * shaped taskFn with `withCoordinator` to combine both. Throws `TypeError` at
- * bind time for a missing or unhashable key.
+ * shaped taskFn with `withCoordinator` to combine both. Calls share a window
+ * when they use the same shaper value and the same key (in one runtime).
+ * Throws `TypeError` at bind time for a missing or unhashable key, a value
+ * that is not a shaper, or a taskFn that is not a function.
  *
  * @example
  * ```ts

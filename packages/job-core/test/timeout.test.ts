@@ -294,11 +294,28 @@ describe('timeout.total', () => {
     await blocker
   })
 
-  it('a total shorter than the attempt limit wins over it', async () => {
+  it('a total shorter than the attempt limit wins over it, and the attempt timer is cleared', async () => {
     const { runtime, clock } = setup()
-    const task = run(runtime, (ctx) => ctx.sleep(1_000), { timeout: { attempt: 500, total: 100 } })
+    const body = gate()
+    const task = run(runtime, () => body.promise, { timeout: { attempt: 500, total: 100 } })
     await clock.advance(100)
     expect(await errorOf(task)).toMatchObject({ phase: 'total', ms: 100 })
+    // The body ignores its signal and still runs, but no timer is left for it.
+    expect(inspect(runtime).sizes.runningBodies).toBe(1)
+    expect(clock.pending).toBe(0)
+    body.open()
+    await macrotask()
+    expect(inspect(runtime).sizes.runningBodies).toBe(0)
+  })
+
+  it('cancelling a running task clears its attempt timer', async () => {
+    const { runtime, clock } = setup()
+    const body = gate()
+    const task = run(runtime, () => body.promise, { timeout: { attempt: 500 } })
+    task.cancel()
+    expect(clock.pending).toBe(0)
+    body.open()
+    await expect(task).rejects.toMatchObject({ reason: 'abort' })
   })
 })
 

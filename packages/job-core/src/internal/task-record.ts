@@ -478,6 +478,11 @@ export class TaskRecord<T> implements Task<T> {
     const job = this.current
     if (job === undefined) return
     this.current = undefined
+    // The attempt no longer decides anything: its timeout would only linger.
+    if (job.timer !== undefined) {
+      this.runtime.clock.clearTimeout(job.timer)
+      job.timer = undefined
+    }
     job.context?.abort(reason)
   }
 
