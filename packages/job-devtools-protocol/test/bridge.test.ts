@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import {
   createRuntime,
   createTestClock,
@@ -20,6 +21,9 @@ import {
 } from '../src/index.js'
 
 const core = { subscribe, inspect }
+const { version } = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+) as { version: string }
 
 function setup(options: Partial<ConnectDevtoolsOptions> = {}) {
   const clock = createTestClock({ now: 0 })
@@ -61,7 +65,7 @@ describe('connectDevtools', () => {
       sid: 's',
       seq: 1,
       ts: 1_010,
-      src: { runtime: 'app', lib: '@vega/job-devtools-protocol@1.0.0' },
+      src: { runtime: 'app', lib: `@vega/job-devtools-protocol@${version}` },
       e: { type: 'session:hello', minor: 0, capabilities: ['request-snapshot', 'stacks'] },
     })
     expect(received[1]?.e).toEqual({
