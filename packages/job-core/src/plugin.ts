@@ -2,6 +2,7 @@ import type { Backend } from './backend.js'
 import type { Clock } from './clock.js'
 import type { EventBus } from './events.js'
 import type { Runtime } from './runtime.js'
+import type { ShutdownMode } from './shutdown.js'
 import type { RunOptions, Task, TaskFn } from './task.js'
 import type { CancelReason } from './task-state.js'
 import type { TaskTag } from './task-tag.js'
@@ -78,6 +79,12 @@ export interface PluginHost {
   liveTasks(): IterableIterator<Task<unknown>>
   /** Calls `callback` synchronously when `task` reaches a terminal state (at once if it already has). Returns its remover. */
   onSettled(task: Task<unknown>, callback: (task: Task<unknown>) => void): () => void
+  /**
+   * Calls `listener` when `shutdown()` starts (with its mode) and again if a
+   * drain escalates to cancel, before any task is cancelled: a plugin that owns
+   * resources can start stopping them while work drains. Returns its remover.
+   */
+  onShutdown(listener: (mode: ShutdownMode) => void): () => void
 }
 
 /**

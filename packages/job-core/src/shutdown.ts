@@ -47,7 +47,7 @@ export interface ShutdownReport {
   readonly cancelled: number
   /** Bodies still running (ignoring their signal) when the deadline passed. */
   readonly abandoned: number
-  /** Errors thrown by plugin disposers; each disposer still ran. */
+  /** Errors thrown by plugin shutdown listeners and disposers; each of them still ran. */
   readonly errors: readonly unknown[]
 }
 

@@ -63,7 +63,11 @@ export function createTaskTag<B>(
  * const routed = tagTaskFn(sendEmail, routeTag, { queue: 'mail' })
  * ```
  */
-export function tagTaskFn<T, B>(taskFn: TaskFn<T>, tag: TaskTag<B>, binding: NoInfer<B>): TaskFn<T> {
+export function tagTaskFn<T, B>(
+  taskFn: TaskFn<T>,
+  tag: TaskTag<B>,
+  binding: NoInfer<B>,
+): TaskFn<T> {
   if (typeof taskFn !== 'function') {
     throw new TypeError(`Expected a task function to bind for ${tag.plugin}, got ${typeof taskFn}.`)
   }

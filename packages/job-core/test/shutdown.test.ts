@@ -84,3 +84,30 @@ describe('shutdown', () => {
     expect(report.errors).toEqual([new Error('dispose failed')])
   })
 })
+
+describe('plugins hear of shutdown', () => {
+  it('onShutdown listeners get the mode at the start and again on escalation, before tasks are cancelled', async () => {
+    const heard: string[] = []
+    const { runtime, clock } = recordedRuntime({
+      plugins: [
+        {
+          name: 'listener',
+          install(host) {
+            host.onShutdown((mode) => {
+              heard.push(`${mode}:${[...host.liveTasks()].map((t) => t.state).join(',')}`)
+            })
+            host.onShutdown(() => {
+              throw new Error('listener failed')
+            })
+          },
+        },
+      ],
+    })
+    run(runtime, (ctx) => ctx.sleep(1_000))
+    const done = shutdown(runtime, { deadline: 10 })
+    await clock.advance(10)
+    const report = await done
+    expect(heard).toEqual(['drain:running', 'cancel:running'])
+    expect(report.errors).toEqual([new Error('listener failed'), new Error('listener failed')])
+  })
+})

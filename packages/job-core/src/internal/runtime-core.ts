@@ -5,6 +5,7 @@ import type { DispatchHandler, Plugin, PluginHost } from '../plugin.js'
 import { createPriorityBackend } from '../priority-backend.js'
 import type { Runtime, RuntimeOptions } from '../runtime.js'
 import type { Shaper } from '../shaper.js'
+import type { ShutdownMode } from '../shutdown.js'
 import type { Task } from '../task.js'
 import type { TaskTag } from '../task-tag.js'
 import { RuntimeEventBus } from './event-bus.js'
@@ -36,6 +37,7 @@ export class RuntimeCore implements Runtime {
   runningBodies = 0
   nextTaskId = 1
   shutdown: ShutdownState | undefined
+  readonly shutdownListeners: Array<(mode: ShutdownMode) => void> = []
   private idleWaiters: Array<() => void> = []
 
   constructor(options: RuntimeOptions) {
@@ -106,6 +108,13 @@ export class RuntimeCore implements Runtime {
       },
       liveTasks: () => this.live.values() as IterableIterator<Task<unknown>>,
       onSettled: (task, callback) => this.recordOf(task).onSettled(callback),
+      onShutdown: (listener) => {
+        this.shutdownListeners.push(listener)
+        return () => {
+          const index = this.shutdownListeners.indexOf(listener)
+          if (index !== -1) this.shutdownListeners.splice(index, 1)
+        }
+      },
     }
     const dispose = plugin.install(host)
     installing = false

@@ -14,6 +14,7 @@ export class ShutdownState {
   private completed = 0
   private cancelled = 0
   private abandoned = 0
+  private readonly errors: unknown[] = []
   private finished = false
   private deadlineTimer: { readonly due: number; readonly handle: TimerHandle } | undefined
   private readonly runtime: RuntimeCore
@@ -30,6 +31,7 @@ export class ShutdownState {
   start(deadline: number | undefined): void {
     const { runtime } = this
     runtime.bus.emit({ type: 'runtime:shutdown', phase: 'started' })
+    this.notify()
     if (this.mode === 'cancel') this.cancelEverything()
     this.armDeadline(deadline)
     runtime.whenIdle(() => void this.finish())
@@ -40,9 +42,25 @@ export class ShutdownState {
     if (this.finished) return
     this.armDeadline(deadline)
     if (mode === 'cancel' && this.mode === 'drain') {
-      this.mode = 'cancel'
-      this.runtime.bus.emit({ type: 'runtime:shutdown', phase: 'escalated' })
-      this.cancelEverything()
+      this.escalate()
+    }
+  }
+
+  private escalate(): void {
+    this.mode = 'cancel'
+    this.runtime.bus.emit({ type: 'runtime:shutdown', phase: 'escalated' })
+    this.notify()
+    this.cancelEverything()
+  }
+
+  /** Plugin listeners hear of the mode before any task is cancelled; one that throws is reported, not fatal. */
+  private notify(): void {
+    for (const listener of [...this.runtime.shutdownListeners]) {
+      try {
+        listener(this.mode)
+      } catch (error) {
+        this.errors.push(error)
+      }
     }
   }
 
@@ -67,9 +85,7 @@ export class ShutdownState {
     this.deadlineTimer = undefined
     if (this.finished) return
     if (this.mode === 'drain') {
-      this.mode = 'cancel'
-      this.runtime.bus.emit({ type: 'runtime:shutdown', phase: 'escalated' })
-      this.cancelEverything()
+      this.escalate()
     }
     void this.abandonStragglers()
   }
@@ -94,7 +110,7 @@ export class ShutdownState {
       runtime.clock.clearTimeout(this.deadlineTimer.handle)
       this.deadlineTimer = undefined
     }
-    const errors: unknown[] = []
+    const errors = this.errors
     for (const { dispose } of [...runtime.disposers].reverse()) {
       try {
         await dispose()
