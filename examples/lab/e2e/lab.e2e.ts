@@ -1,0 +1,328 @@
+// The web lab (figures 1-1 and 6-1) in headless Chromium: Debian's
+// /usr/bin/chromium driven by playwright-core, never a downloaded browser.
+// The page is the production build (dist/web), served on loopback; every
+// request that is not for 127.0.0.1 is refused, so the page must work offline.
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type StaticServer, serveStatic } from './static-server.js'
+
+const WEB = fileURLToPath(new URL('../dist/web/', import.meta.url))
+const SCREENSHOT = fileURLToPath(new URL('../../../docs/lab-web.png', import.meta.url))
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+]
+
+interface Row {
+  readonly call: string
+  readonly state: string
+  readonly reason: string
+  readonly by: string
+  readonly promise: string
+}
+
+interface LogRow {
+  readonly type: string
+  readonly coordinator: string
+  readonly intent: string
+}
+
+interface Shown {
+  readonly coordinator: string
+  readonly executions: string
+  readonly duration: string
+  readonly rows: readonly Row[]
+  readonly log: readonly LogRow[]
+}
+
+let server: StaticServer
+let browser: Browser
+let page: Page
+const pageErrors: string[] = []
+const offline: string[] = []
+
+beforeAll(async () => {
+  if (!existsSync(`${WEB}index.html`)) {
+    throw new Error(
+      `${WEB}index.html is missing: run \`pnpm test:e2e\` from the root, which builds first.`,
+    )
+  }
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM_PATH).`)
+  }
+  server = await serveStatic(WEB)
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text())
+  })
+  await page.route('**/*', (route) => {
+    const url = route.request().url()
+    if (new URL(url).hostname === '127.0.0.1') return route.continue()
+    offline.push(url)
+    return route.abort()
+  })
+  await page.goto(server.url)
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+/** Fires one figure and waits until the page says it is done; returns what the page shows. */
+async function fire(figure: '1-1' | '6-1'): Promise<Shown> {
+  const result = page.locator(`#result-${figure}`)
+  await page.locator(`#fire-${figure}`).click()
+  await expect.poll(() => result.getAttribute('data-state'), { timeout: 30_000 }).toBe('done')
+  return read(figure)
+}
+
+async function read(figure: '1-1' | '6-1'): Promise<Shown> {
+  return page.locator(`#result-${figure}`).evaluate((root) => {
+    const text = (element: Element | null) => element?.textContent?.trim() ?? ''
+    return {
+      coordinator: text(root.querySelector('[data-testid="coordinator"]')),
+      executions: text(root.querySelector('[data-testid="executions"]')),
+      duration: text(root.querySelector('[data-testid="duration"]')),
+      rows: [...root.querySelectorAll('.lanes tbody tr')].map((row) => ({
+        call: row.getAttribute('data-call') ?? '',
+        state: text(row.querySelector('[data-field="state"]')),
+        reason: text(row.querySelector('[data-field="reason"]')),
+        by: text(row.querySelector('[data-field="cancelled-by"]')),
+        promise: text(row.querySelector('[data-field="promise"]')),
+      })),
+      log: [...root.querySelectorAll('.log tbody tr')].map((row) => ({
+        type: row.getAttribute('data-type') ?? '',
+        coordinator: row.getAttribute('data-coordinator') ?? '',
+        intent: row.getAttribute('data-intent') ?? '',
+      })),
+    }
+  })
+}
+
+const row = (call: number, state: string, promise: string, reason = '', by = ''): Row => ({
+  call: String(call),
+  state,
+  reason,
+  by,
+  promise,
+})
+
+const logRow = (type: string, coordinator: string, intent: number): LogRow => ({
+  type: `coordination:${type}`,
+  coordinator,
+  intent: String(intent),
+})
+
+async function setDuration(ms: number): Promise<void> {
+  await page.getByLabel('Body duration').fill(String(ms))
+  await expect.poll(() => page.locator('#duration-value').textContent()).toBe(`${ms} ms`)
+}
+
+async function pick(strategy: string): Promise<void> {
+  await page.getByRole('radio', { name: strategy, exact: true }).check()
+}
+
+describe('the web lab', () => {
+  it('is accessible markup: landmarks, labelled controls, named buttons', async () => {
+    await expect
+      .poll(() => page.getByRole('region').evaluateAll((regions) => regions.map((r) => r.id)))
+      .toEqual(['fig-1-1', 'fig-6-1'])
+    const unlabelled = await page
+      .locator('input')
+      .evaluateAll(
+        (inputs) =>
+          (inputs as HTMLInputElement[]).filter((input) => (input.labels?.length ?? 0) === 0)
+            .length,
+      )
+    expect(unlabelled).toBe(0)
+    expect(await page.getByRole('button', { name: 'Fire 4 calls' }).count()).toBe(2)
+    expect(await page.getByRole('radio').count()).toBe(7)
+  })
+
+  describe('fig. 1-1: four calls on one key, five coordinators', () => {
+    it('changes the body duration with the slider', async () => {
+      await setDuration(100)
+      expect(await page.getByLabel('Body duration').inputValue()).toBe('100')
+    })
+
+    it('none: 4 executions, success ×4, each call its own value', async () => {
+      await pick('none')
+      const shown = await fire('1-1')
+      expect(shown.coordinator).toBe('none')
+      expect(shown.duration).toBe('100 ms')
+      expect(shown.executions).toBe('4')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'success', 'resolved 2'),
+        row(3, 'success', 'resolved 3'),
+        row(4, 'success', 'resolved 4'),
+      ])
+      expect(shown.log).toEqual([])
+    })
+
+    it('dedupe: 1 execution, cancelled dedupe ×3, every promise gets #1’s value', async () => {
+      await pick('dedupe')
+      const shown = await fire('1-1')
+      expect(shown.executions).toBe('1')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+        row(3, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+        row(4, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+      ])
+      expect(shown.log).toEqual([
+        logRow('reuse', 'dedupe', 2),
+        logRow('reuse', 'dedupe', 3),
+        logRow('reuse', 'dedupe', 4),
+      ])
+    })
+
+    it('restart: 4 executions, cancelled abort ×3 each by the next call, the last succeeds', async () => {
+      await pick('restart')
+      const shown = await fire('1-1')
+      expect(shown.executions).toBe('4')
+      expect(shown.rows).toEqual([
+        row(1, 'cancelled', 'rejected CancelledError (abort)', 'abort', '#2'),
+        row(2, 'cancelled', 'rejected CancelledError (abort)', 'abort', '#3'),
+        row(3, 'cancelled', 'rejected CancelledError (abort)', 'abort', '#4'),
+        row(4, 'success', 'resolved 4'),
+      ])
+      expect(shown.log).toEqual([
+        logRow('restart', 'restart', 2),
+        logRow('restart', 'restart', 3),
+        logRow('restart', 'restart', 4),
+      ])
+    })
+
+    it('serialize: 4 executions one after another, success ×4, queued ×3', async () => {
+      await pick('serialize')
+      const shown = await fire('1-1')
+      expect(shown.executions).toBe('4')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'success', 'resolved 2'),
+        row(3, 'success', 'resolved 3'),
+        row(4, 'success', 'resolved 4'),
+      ])
+      expect(shown.log).toEqual([
+        logRow('queued', 'serialize', 2),
+        logRow('queued', 'serialize', 3),
+        logRow('queued', 'serialize', 4),
+      ])
+    })
+
+    it('exhaust: 1 execution, cancelled exhaust-dropped ×3, those promises reject', async () => {
+      await pick('exhaust')
+      const shown = await fire('1-1')
+      expect(shown.executions).toBe('1')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'cancelled', 'rejected CancelledError (exhaust-dropped)', 'exhaust-dropped'),
+        row(3, 'cancelled', 'rejected CancelledError (exhaust-dropped)', 'exhaust-dropped'),
+        row(4, 'cancelled', 'rejected CancelledError (exhaust-dropped)', 'exhaust-dropped'),
+      ])
+      expect(shown.log).toEqual([])
+    })
+
+    it('shows the lanes live while the calls run, with the new duration', async () => {
+      await setDuration(400)
+      await pick('serialize')
+      const result = page.locator('#result-1-1')
+      await page.locator('#fire-1-1').click()
+      // 4 × 400 ms in a queue: #4 waits parked for 1.2 s, long enough to be seen mid-run.
+      await expect
+        .poll(async () => ({
+          figure: await result.getAttribute('data-state'),
+          last: await result.locator('tr[data-call="4"] [data-field="state"]').textContent(),
+        }))
+        .toEqual({ figure: 'running', last: 'parked:coordinator' })
+      await expect.poll(() => result.getAttribute('data-state'), { timeout: 30_000 }).toBe('done')
+      const shown = await read('1-1')
+      expect(shown.duration).toBe('400 ms')
+      expect(shown.executions).toBe('4')
+      expect(shown.rows.map((r) => r.state)).toEqual(['success', 'success', 'success', 'success'])
+    })
+  })
+
+  describe('fig. 6-1: bounded(limit) and forgetful', () => {
+    it('bounded(1) is the dedupe row, cell for cell, stamped "bounded"', async () => {
+      await setDuration(100)
+      await pick('bounded(limit)')
+      await page.getByRole('spinbutton', { name: 'Limit' }).fill('1')
+      const shown = await fire('6-1')
+      expect(shown.coordinator).toBe('bounded(1)')
+      expect(shown.executions).toBe('1')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+        row(3, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+        row(4, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+      ])
+      expect(shown.log).toEqual([
+        logRow('reuse', 'bounded', 2),
+        logRow('reuse', 'bounded', 3),
+        logRow('reuse', 'bounded', 4),
+      ])
+    })
+
+    it('forgetful: 0 executions, cancelled orphaned-intent ×4, promises resolve to undefined', async () => {
+      await pick('forgetful')
+      expect(await page.getByRole('spinbutton', { name: 'Limit' }).isDisabled()).toBe(true)
+      const shown = await fire('6-1')
+      expect(shown.coordinator).toBe('forgetful')
+      expect(shown.executions).toBe('0')
+      expect(shown.rows).toEqual([
+        row(1, 'cancelled', 'resolved undefined', 'orphaned-intent'),
+        row(2, 'cancelled', 'resolved undefined', 'orphaned-intent'),
+        row(3, 'cancelled', 'resolved undefined', 'orphaned-intent'),
+        row(4, 'cancelled', 'resolved undefined', 'orphaned-intent'),
+      ])
+      expect(shown.log).toEqual([
+        logRow('orphaned-intent', 'forgetful', 1),
+        logRow('orphaned-intent', 'forgetful', 2),
+        logRow('orphaned-intent', 'forgetful', 3),
+        logRow('orphaned-intent', 'forgetful', 4),
+      ])
+    })
+
+    it('bounded(2): 2 executions, #3 and #4 reuse #1', async () => {
+      await setDuration(400)
+      await pick('bounded(limit)')
+      await page.getByRole('spinbutton', { name: 'Limit' }).fill('2')
+      const shown = await fire('6-1')
+      expect(shown.coordinator).toBe('bounded(2)')
+      expect(shown.executions).toBe('2')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'success', 'resolved 2'),
+        row(3, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+        row(4, 'cancelled', 'resolved 1', 'dedupe', '#1'),
+      ])
+      expect(shown.log).toEqual([logRow('reuse', 'bounded', 3), logRow('reuse', 'bounded', 4)])
+    })
+  })
+
+  it('takes the screenshot for the README (docs/lab-web.png)', async () => {
+    mkdirSync(dirname(SCREENSHOT), { recursive: true })
+    await page.screenshot({ path: SCREENSHOT, fullPage: true })
+    expect(existsSync(SCREENSHOT)).toBe(true)
+  })
+
+  it('made no request off the machine and logged no error', () => {
+    expect(offline).toEqual([])
+    expect(pageErrors).toEqual([])
+  })
+})

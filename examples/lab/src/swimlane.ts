@@ -1,0 +1,80 @@
+import type { Lane, LaneSegment } from '@vega/job-devtools-protocol'
+
+/** One character per state, so a lane reads like a strip of film. */
+export const STATE_GLYPHS: Readonly<Record<string, string>> = {
+  idle: ' ',
+  'parked:shaper': '~',
+  'parked:coordinator': '~',
+  'parked:dependencies': '~',
+  'parked:retry': '~',
+  queued: '.',
+  running: '=',
+}
+
+/** Drawn at the column where the task ended. */
+export const END_GLYPHS: Readonly<Record<string, string>> = {
+  success: 'o',
+  cancelled: 'x',
+  error: '!',
+}
+
+export const LEGEND = '= running  ~ parked  . queued  o success  x cancelled  ! error'
+
+export interface SwimlaneOptions {
+  /** Epoch ms of the left edge (the scenario's start). */
+  readonly startTs: number
+  /** Epoch ms of the right edge; default the latest `ts` on any lane. */
+  readonly endTs?: number
+  /** Columns between the brackets; default 40. */
+  readonly width?: number
+}
+
+/**
+ * Draws one lane as `[====o     ]`: each state segment fills the columns
+ * of the time it lasted, and the task's end is marked where it happened.
+ * Pure ASCII, so it survives any terminal and any log file.
+ */
+export function drawLane(lane: Lane, options: SwimlaneOptions): string {
+  const width = Math.max(2, options.width ?? 40)
+  const start = options.startTs
+  const end = options.endTs ?? latestTs([lane], start)
+  const span = Math.max(1, end - start)
+  const column = (ts: number) =>
+    Math.min(width - 1, Math.max(0, Math.round(((ts - start) / span) * (width - 1))))
+  const cells: string[] = Array.from({ length: width }, () => ' ')
+  for (const segment of lane.segments) {
+    const glyph = STATE_GLYPHS[segment.state] ?? '?'
+    const from = column(segment.fromTs)
+    const to = column(segmentEnd(segment, lane, end))
+    for (let c = from; c < to; c++) cells[c] = glyph
+  }
+  if (lane.end !== undefined) cells[column(lane.end.ts)] = END_GLYPHS[lane.end.state] ?? '|'
+  return `[${cells.join('')}]`
+}
+
+/** The latest `ts` seen on any lane: its end, or where its last segment stops. */
+export function latestTs(all: readonly Lane[], fallback: number): number {
+  let latest = fallback
+  for (const lane of all) {
+    for (const segment of lane.segments) {
+      latest = Math.max(latest, segment.fromTs, segment.toTs ?? segment.fromTs)
+    }
+    for (const mark of lane.marks) latest = Math.max(latest, mark.ts)
+    if (lane.end !== undefined) latest = Math.max(latest, lane.end.ts)
+  }
+  return latest
+}
+
+// An open segment (the task has not ended yet) lasts until the right edge.
+function segmentEnd(segment: LaneSegment, lane: Lane, end: number): number {
+  return segment.toTs ?? (lane.end === undefined ? end : lane.end.ts)
+}
+
+/** `cancelled (dedupe, by #1)`, `success`, … for the right of a lane. */
+export function describeEnd(lane: Lane, callOf: (taskId: number) => number): string {
+  if (lane.end === undefined) return lane.state
+  const details: string[] = []
+  if (lane.end.reason !== undefined) details.push(lane.end.reason)
+  if (lane.end.cancelledBy !== undefined) details.push(`by #${callOf(lane.end.cancelledBy)}`)
+  return details.length === 0 ? lane.end.state : `${lane.end.state} (${details.join(', ')})`
+}
