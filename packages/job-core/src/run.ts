@@ -31,7 +31,7 @@ function validateRunOptions(options: RunOptions | undefined): RunOptions {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('run(runtime, taskFn, options): options must be an object.')
   }
-  const { label, signal, dependsOn, priority } = options
+  const { label, signal, priority } = options
   if (label !== undefined && typeof label !== 'string') {
     throw new TypeError('run(…, { label }): label must be a string.')
   }
@@ -46,25 +46,7 @@ function validateRunOptions(options: RunOptions | undefined): RunOptions {
       `run(…, { priority }): priority must be a finite number, got ${String(priority)}.`,
     )
   }
-  if (dependsOn !== undefined) {
-    if (!Array.isArray(dependsOn)) {
-      throw new TypeError(
-        'run(…, { dependsOn }): dependsOn must be an array of tasks returned by run().',
-      )
-    }
-    for (const [index, dependency] of dependsOn.entries()) {
-      if (
-        dependency === null ||
-        typeof dependency !== 'object' ||
-        typeof dependency.cancel !== 'function' ||
-        typeof dependency.id !== 'number'
-      ) {
-        throw new TypeError(
-          `run(…, { dependsOn }): dependsOn[${index}] is not a task; pass tasks returned by run(), not promises or functions.`,
-        )
-      }
-    }
-  }
+  // dependsOn is checked (and copied) by the task itself, for run() and ctx.run() alike.
   return options
 }
 
