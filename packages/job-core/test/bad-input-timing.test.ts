@@ -167,7 +167,7 @@ describe('dependsOn accepts only tasks of the same runtime', () => {
     const { runtime, untouched } = setup()
     expect(() => run(runtime, body, { dependsOn: [value as never] })).toThrow(
       new TypeError(
-        'run(…, { dependsOn }): dependsOn[0] is not a task; pass tasks returned by run(), not promises or functions.',
+        'run(…, { dependsOn }): dependsOn[0] is not a task; pass tasks returned by run() or ctx.run(), not promises or functions.',
       ),
     )
     untouched()
