@@ -1,0 +1,127 @@
+// Scenario 1: N trivial tasks (an async body that returns its index), at
+// most 16 at once, all started in a burst, then awaited together.
+
+import { createRuntime, inspect, run } from '@vega/job-core'
+import pLimit from 'p-limit'
+import PQueue from 'p-queue'
+import { check } from './harness.mjs'
+import { createSemaphore } from './semaphore.mjs'
+
+const CONCURRENCY = 16
+
+/** The four peers of scenarios 1 and 2, around one body factory `make(i, counters)`. */
+export function taskPeers(make, { thenable = false } = {}) {
+  const counters = { bodies: 0, active: 0, maxActive: 0 }
+  const reset = () => {
+    counters.bodies = 0
+    counters.active = 0
+    counters.maxActive = 0
+  }
+  const finish = async (promises, extra) => {
+    const values = await Promise.all(promises)
+    return { values, bodies: counters.bodies, maxActive: counters.maxActive, ...extra }
+  }
+  const peers = [
+    {
+      name: 'hand semaphore',
+      baseline: true,
+      run(n) {
+        reset()
+        const limit = createSemaphore(CONCURRENCY)
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = limit(make(i, counters))
+        return finish(promises, { pending: limit.pending() })
+      },
+    },
+    {
+      name: 'p-limit',
+      run(n) {
+        reset()
+        const limit = pLimit(CONCURRENCY)
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = limit(make(i, counters))
+        return finish(promises, { pending: limit.pendingCount })
+      },
+    },
+    {
+      name: 'p-queue',
+      run(n) {
+        reset()
+        const queue = new PQueue({ concurrency: CONCURRENCY })
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = queue.add(make(i, counters))
+        return finish(promises, { pending: queue.size + queue.pending })
+      },
+    },
+    {
+      name: 'job-core',
+      run(n) {
+        reset()
+        const runtime = createRuntime({ concurrency: CONCURRENCY })
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = run(runtime, make(i, counters)).promise
+        return finish(promises, { pending: inspect(runtime).sizes.liveTasks, runtime })
+      },
+    },
+  ]
+  if (thenable) {
+    peers.push({
+      name: 'job-core, await the Task thenable',
+      info: true,
+      run(n) {
+        reset()
+        const runtime = createRuntime({ concurrency: CONCURRENCY })
+        const tasks = new Array(n)
+        for (let i = 0; i < n; i++) tasks[i] = run(runtime, make(i, counters))
+        return finish(tasks, { pending: inspect(runtime).sizes.liveTasks, runtime })
+      },
+    })
+  }
+  return peers
+}
+
+/** Every body ran once, every caller got its own index, nothing is left behind. */
+export function verifyTasks(peer, result, n, { minActive = 0 } = {}) {
+  check(result.bodies === n, `${result.bodies} bodies ran, expected ${n}`)
+  check(result.values.length === n, `${result.values.length} results, expected ${n}`)
+  for (let i = 0; i < n; i++) {
+    if (result.values[i] !== i) check(false, `caller ${i} got ${result.values[i]}`)
+  }
+  check(
+    result.maxActive <= CONCURRENCY,
+    `${result.maxActive} bodies ran at once, limit ${CONCURRENCY}`,
+  )
+  check(
+    result.maxActive >= minActive,
+    `at most ${result.maxActive} bodies ran at once, expected ≥ ${minActive}`,
+  )
+  if (result.runtime !== undefined) {
+    const { sizes } = inspect(result.runtime)
+    check(
+      sizes.liveTasks === 0 && sizes.queued === 0 && sizes.slotsInUse === 0,
+      `runtime not empty after settle: ${JSON.stringify(sizes)}`,
+    )
+  }
+  // Everything was still waiting right after the burst: the work was truly queued.
+  check(result.pending > 0, `nothing was pending after the burst (${result.pending})`)
+}
+
+export default {
+  id: 'tasks',
+  title: 'trivial tasks, concurrency 16, run() + await all',
+  size: { full: 200_000, quick: 20_000 },
+  target: '≤ 1.3× the lower bound; faster than p-limit and p-queue',
+  peers: taskPeers(
+    (i, counters) => async () => {
+      counters.bodies++
+      return i
+    },
+    { thenable: true },
+  ),
+  verify: (peer, result, n) => verifyTasks(peer, result, n),
+  checks: [
+    { label: 'job-core ≤ 1.3× hand semaphore', subject: 'job-core', kind: 'ratio', max: 1.3 },
+    { label: 'job-core faster than p-limit', subject: 'job-core', kind: 'faster', than: 'p-limit' },
+    { label: 'job-core faster than p-queue', subject: 'job-core', kind: 'faster', than: 'p-queue' },
+  ],
+}

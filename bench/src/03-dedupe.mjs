@@ -1,0 +1,143 @@
+// Scenario 3: N calls over 1 000 keys in one synchronous burst, deduplicated
+// while in flight (singleflight), then all awaited. Every key's body runs
+// once; every caller gets its key's value.
+
+import { dedupeCoordinator, inspectCoordination, installCoordination, withCoordinator } from '@vega/job-coordination'
+import { createRuntime, inspect, run } from '@vega/job-core'
+import { QueryClient } from '@tanstack/query-core'
+import { check } from './harness.mjs'
+
+export const KEYS = 1_000
+const valueOf = (k) => k * 3 + 1
+
+const counters = { bodies: 0 }
+const load = (k) => {
+  counters.bodies++
+  return Promise.resolve(valueOf(k))
+}
+
+/** The lower bound: a Map of in-flight promises, deleted when they settle. */
+export function createSingleflight() {
+  const inflight = new Map()
+  const single = (key, fn) => {
+    let promise = inflight.get(key)
+    if (promise === undefined) {
+      promise = fn()
+      inflight.set(key, promise)
+      const clear = () => {
+        if (inflight.get(key) === promise) inflight.delete(key)
+      }
+      promise.then(clear, clear)
+    }
+    return promise
+  }
+  single.size = () => inflight.size
+  return single
+}
+
+async function finish(promises, extra) {
+  const values = await Promise.all(promises)
+  return { values, bodies: counters.bodies, ...extra }
+}
+
+export default {
+  id: 'dedupe',
+  title: `calls over ${KEYS.toLocaleString('en-US')} keys, dedupe (singleflight), one burst`,
+  size: { full: 200_000, quick: 20_000 },
+  target: '≤ 1.5× the lower bound',
+  peers: [
+    {
+      name: 'hand Map<key, Promise>',
+      baseline: true,
+      run(n) {
+        counters.bodies = 0
+        const single = createSingleflight()
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const k = i % KEYS
+          promises[i] = single(k, () => load(k))
+        }
+        return finish(promises, { open: single.size(), left: () => single.size() })
+      },
+    },
+    {
+      name: '@tanstack/query-core fetchQuery',
+      async run(n) {
+        counters.bodies = 0
+        const client = new QueryClient()
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const k = i % KEYS
+          promises[i] = client.fetchQuery({ queryKey: ['item', k], queryFn: () => load(k) })
+        }
+        const open = client.getQueryCache().getAll().length
+        const result = await finish(promises, { open })
+        // A cache, not a singleflight: drop it so the next round starts cold.
+        client.clear()
+        result.left = () => client.getQueryCache().getAll().length
+        return result
+      },
+    },
+    {
+      name: 'job-coordination dedupe',
+      run(n) {
+        counters.bodies = 0
+        const runtime = createRuntime({ plugins: [installCoordination] })
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const k = i % KEYS
+          const fn = withCoordinator(() => load(k), dedupeCoordinator, { key: ['item', k] })
+          promises[i] = run(runtime, fn).promise
+        }
+        return finish(promises, { open: inspectCoordination(runtime).keys, runtime })
+      },
+    },
+    {
+      name: 'job-coordination dedupe, bound once per key',
+      info: true,
+      run(n) {
+        counters.bodies = 0
+        const runtime = createRuntime({ plugins: [installCoordination] })
+        const bound = new Array(KEYS)
+        for (let k = 0; k < KEYS; k++) {
+          bound[k] = withCoordinator(() => load(k), dedupeCoordinator, { key: ['item', k] })
+        }
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = run(runtime, bound[i % KEYS]).promise
+        return finish(promises, { open: inspectCoordination(runtime).keys, runtime })
+      },
+    },
+  ],
+  verify(peer, result, n) {
+    const keys = Math.min(KEYS, n)
+    check(result.bodies === keys, `${result.bodies} bodies ran, expected ${keys} (one per key)`)
+    check(result.open === keys, `${result.open} keys in flight after the burst, expected ${keys}`)
+    check(result.values.length === n, `${result.values.length} results, expected ${n}`)
+    for (let i = 0; i < n; i++) {
+      if (result.values[i] !== valueOf(i % KEYS)) check(false, `caller ${i} got ${result.values[i]}`)
+    }
+    if (result.left !== undefined) check(result.left() === 0, `${result.left()} keys left after settle`)
+    if (result.runtime !== undefined) {
+      const c = inspectCoordination(result.runtime)
+      const { sizes } = inspect(result.runtime)
+      check(
+        c.keys === 0 && c.tasks === 0 && sizes.liveTasks === 0,
+        `state left after settle: ${JSON.stringify({ ...c, liveTasks: sizes.liveTasks })}`,
+      )
+    }
+  },
+  checks: [
+    {
+      label: 'job-coordination dedupe ≤ 1.5× hand Map',
+      subject: 'job-coordination dedupe',
+      kind: 'ratio',
+      max: 1.5,
+    },
+    {
+      label: 'job-coordination dedupe vs tanstack fetchQuery (info)',
+      subject: 'job-coordination dedupe',
+      kind: 'relative',
+      to: '@tanstack/query-core fetchQuery',
+    },
+  ],
+}

@@ -1,0 +1,261 @@
+// Scenario 4: N messages over 10 000 aggregate ids, ordered per group of
+// `toGroupKey(id, 16)`: one message at a time per group, in arrival order;
+// groups run concurrently. The handler is async and trivial; it checks that
+// each aggregate sees its messages in order. Messages are pushed in one
+// synchronous burst, then the run waits for the drain.
+
+import { createRuntime, run, shutdown } from '@vega/job-core'
+import {
+  AggregateDispatcher,
+  DefaultAggregateSchedulerSupplier,
+  installAggregateScheduling,
+  toGroupKey,
+  withAggregate,
+} from '@vega/job-scheduler'
+import { concatMap, groupBy, mergeMap, Subject } from 'rxjs'
+import { check, liveHeap, round3 } from './harness.mjs'
+
+const IDS = 10_000
+const GROUPS = 16
+
+let cached
+/** The messages of a run of `n`, built once (outside every measurement) and shared by all peers. */
+function messages(n) {
+  if (cached?.length === n) return cached
+  const ids = Array.from({ length: Math.min(IDS, n) }, (_, idx) => ({
+    contextName: 'sales',
+    aggregateName: 'Order',
+    id: `order-${idx}`,
+  }))
+  cached = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const idx = i % ids.length
+    cached[i] = { aggregateId: ids[idx], idx, seq: Math.floor(i / ids.length) }
+  }
+  return cached
+}
+
+const state = { handled: 0, outOfOrder: 0, last: new Int32Array(IDS) }
+function reset() {
+  state.handled = 0
+  state.outOfOrder = 0
+  state.last.fill(-1)
+}
+async function handle(message) {
+  if (state.last[message.idx] !== message.seq - 1) state.outOfOrder++
+  state.last[message.idx] = message.seq
+  state.handled++
+}
+
+/** The lower bound: a FIFO per group, drained by one async loop per busy group. */
+function createPump(groups, handler) {
+  const queues = new Array(groups)
+  let busy = 0
+  let onIdle
+  const pump = async (g, q) => {
+    while (q.head < q.items.length) {
+      const message = q.items[q.head]
+      q.items[q.head++] = undefined
+      await handler(message)
+    }
+    queues[g] = undefined
+    if (--busy === 0 && onIdle !== undefined) onIdle()
+  }
+  return {
+    dispatch(message) {
+      const g = toGroupKey(message.aggregateId.id, groups)
+      let q = queues[g]
+      if (q === undefined) {
+        q = queues[g] = { items: [], head: 0 }
+        busy++
+        q.items.push(message)
+        pump(g, q)
+      } else {
+        q.items.push(message)
+      }
+    },
+    drained: () => (busy === 0 ? Promise.resolve() : new Promise((resolve) => (onIdle = resolve))),
+    activeGroups: () => queues.filter(Boolean).length,
+  }
+}
+
+/**
+ * Each peer in two steps, so that the heap can be read at the peak, between
+ * them: `push(list)` admits every message, `drain()` waits for the end.
+ */
+const starters = {
+  'hand per-group FIFO pump': () => {
+    const pump = createPump(GROUPS, handle)
+    return {
+      push: (list) => {
+        for (const m of list) pump.dispatch(m)
+      },
+      drain: async () => {
+        await pump.drained()
+        return { activeGroups: pump.activeGroups() }
+      },
+    }
+  },
+  'RxJS groupBy + concatMap': () => {
+    const subject = new Subject()
+    const done = new Promise((resolve, reject) => {
+      subject
+        .pipe(
+          groupBy((m) => toGroupKey(m.aggregateId.id, GROUPS)),
+          mergeMap((group$) => group$.pipe(concatMap((m) => handle(m)))),
+        )
+        .subscribe({ complete: resolve, error: reject })
+    })
+    return {
+      push: (list) => {
+        for (const m of list) subject.next(m)
+        subject.complete()
+      },
+      drain: async () => {
+        await done
+        return {}
+      },
+    }
+  },
+  'job-scheduler AggregateDispatcher': () => {
+    // Lanes ≥ groups, as the pump: ordering, not the lane cap, is measured.
+    const supplier = new DefaultAggregateSchedulerSupplier('bench', GROUPS)
+    const dispatcher = new AggregateDispatcher({
+      name: 'bench',
+      parallelism: GROUPS,
+      schedulerSupplier: supplier,
+      handle,
+    })
+    dispatcher.prepare()
+    dispatcher.start()
+    return {
+      push: (list) => {
+        for (const m of list) {
+          if (!dispatcher.dispatch(m)) throw new Error('dispatch refused')
+        }
+      },
+      drain: async () => {
+        await dispatcher.stopGracefully()
+        await supplier.stopGracefully()
+        return { activeGroups: dispatcher.activeGroups }
+      },
+    }
+  },
+  'job-scheduler on a job-core runtime (withAggregate)': () => {
+    const scheduling = installAggregateScheduling({
+      parallelism: GROUPS,
+      schedulerParallelism: GROUPS,
+    })
+    const runtime = createRuntime({ plugins: [scheduling] })
+    return {
+      push: (list) => {
+        for (const m of list) {
+          run(runtime, withAggregate(() => handle(m), { aggregate: 'sales.Order', id: m.aggregateId.id }))
+        }
+      },
+      drain: async () => {
+        const report = await shutdown(runtime, { mode: 'drain' })
+        return { activeGroups: scheduling.stats().groups, report }
+      },
+    }
+  },
+}
+
+const peerNames = Object.keys(starters)
+
+export default {
+  id: 'aggregate',
+  title: `messages over ${IDS.toLocaleString('en-US')} aggregate ids, ${GROUPS} ordering groups`,
+  size: { full: 500_000, quick: 50_000 },
+  target: '≤ 1.5× the pump; live heap at the peak ≤ 2× the pump',
+  peers: peerNames.map((name, i) => ({
+    name,
+    baseline: i === 0,
+    info: i === 3,
+    async run(n) {
+      const list = messages(n)
+      reset()
+      const peer = starters[name]()
+      peer.push(list)
+      return peer.drain()
+    },
+  })),
+  verify(peer, result, n) {
+    const ids = Math.min(IDS, n)
+    check(state.handled === n, `${state.handled} messages handled, expected ${n}`)
+    check(state.outOfOrder === 0, `${state.outOfOrder} messages out of order within their aggregate`)
+    for (let idx = 0; idx < ids; idx++) {
+      const expected = Math.floor((n - 1 - idx) / ids)
+      if (state.last[idx] !== expected) {
+        check(false, `aggregate ${idx} ended at seq ${state.last[idx]}, expected ${expected}`)
+      }
+    }
+    if (result.activeGroups !== undefined) {
+      check(result.activeGroups === 0, `${result.activeGroups} group queues left after the drain`)
+    }
+    if (result.report !== undefined) {
+      check(
+        result.report.errors.length === 0,
+        `shutdown reported errors: ${result.report.errors}`,
+      )
+    }
+  },
+  checks: [
+    {
+      label: 'AggregateDispatcher ≤ 1.5× the pump',
+      subject: 'job-scheduler AggregateDispatcher',
+      kind: 'ratio',
+      max: 1.5,
+    },
+    {
+      label: 'AggregateDispatcher vs RxJS (info)',
+      subject: 'job-scheduler AggregateDispatcher',
+      kind: 'relative',
+      to: 'RxJS groupBy + concatMap',
+    },
+  ],
+  /** Live heap at the peak: every message admitted, none handled yet (after a full gc). */
+  async extra({ n }) {
+    const list = messages(n)
+    const metrics = {}
+    const peaks = {}
+    for (const name of peerNames) {
+      reset()
+      const before = liveHeap()
+      const peer = starters[name]()
+      peer.push(list)
+      const peak = liveHeap() - before
+      const handledAtPeak = state.handled
+      const result = await peer.drain()
+      this.verify(name, result, n)
+      peaks[name] = peak
+      metrics[`live heap at peak, ${name}`] =
+        `${(peak / 1024 / 1024).toFixed(2)} MiB (${(peak / n).toFixed(1)} B/message; ${handledAtPeak} handled at the peak)`
+    }
+    const pump = peaks[peerNames[0]]
+    const ratio = round3(peaks['job-scheduler AggregateDispatcher'] / pump)
+    return {
+      metrics,
+      checks: [
+        {
+          label: 'AggregateDispatcher live heap ≤ 2× the pump',
+          value: ratio,
+          limit: 2,
+          met: ratio <= 2,
+        },
+        {
+          label: 'RxJS live heap vs the pump (info)',
+          value: round3(peaks['RxJS groupBy + concatMap'] / pump),
+          limit: undefined,
+          met: null,
+        },
+        {
+          label: 'job-core + withAggregate live heap vs the pump (info)',
+          value: round3(peaks['job-scheduler on a job-core runtime (withAggregate)'] / pump),
+          limit: undefined,
+          met: null,
+        },
+      ],
+    }
+  },
+}
