@@ -7,6 +7,5 @@ export default defineConfig({
   define: { __PACKAGE_VERSION__: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
   },
 })
