@@ -1,17 +1,16 @@
-import {
-  type CancelReason,
-  type DispatchRequest,
-  type Outcome,
-  type RunOptions,
-  settle,
-  type Task,
-  type TaskFn,
-  type TaskState,
+import type {
+  CancelReason,
+  DispatchRequest,
+  RunOptions,
+  Task,
+  TaskFn,
+  TaskState,
 } from '@vega/job-core'
 import { CoordinationProtocolError } from './errors.js'
 import { type CoordinationEventDraft, isCoordinationEvent } from './events.js'
 import type { CoordinationBinding } from './internal/coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './internal/deferred.js'
+import { endingOf } from './internal/ending.js'
 import type { CoordinationScope } from './internal/scope.js'
 import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from './types.js'
 
@@ -172,7 +171,7 @@ class Coordination implements CoordinationContext {
     if (caller === undefined) return
     // The coordinator still holds a pending answer for a task that is over:
     // the caller must not wait on it, so it gets the task's own ending.
-    caller.resolve(settle(this.request.task).then(ownResult))
+    caller.resolve(endingOf(this.request.task))
   }
 
   get undecided(): boolean {
@@ -289,11 +288,11 @@ export function dispatchToCoordinator(
     if (coordination.undecided) coordination.fail(error)
     return Promise.reject(error)
   }
-  if (!coordination.undecided) return answer
   if (!isThenable(answer)) {
-    coordination.orphan()
-    return answer
+    if (coordination.undecided) coordination.orphan()
+    return plain(answer)
   }
+  if (!coordination.undecided) return answer
   // Undecided with a pending answer (a parked waiter): the caller follows the
   // answer, unless the intent ends first, and the guard watches the answer.
   const caller = deferred<unknown>()
@@ -327,6 +326,15 @@ export function internalsOf(ctx: CoordinationContext, who: string): Coordination
   return { scope: ctx.scope, task: ctx.request.task }
 }
 
+/**
+ * Core (1.0.0) takes a handler's `undefined` answer for "keep the task's own
+ * promise", so a forgetful coordinator's callers would reject instead of
+ * resolving to `undefined`. A resolved promise says what the protocol means.
+ */
+function plain(answer: unknown): unknown {
+  return answer === undefined ? Promise.resolve(undefined) : answer
+}
+
 function isTask(value: unknown): value is Task<unknown> {
   return (
     typeof value === 'object' &&
@@ -344,9 +352,4 @@ function toSkipOptions(
     throw new TypeError('intent.skip(reason, options): options must be { cancelledBy?, cause? }.')
   }
   return options
-}
-
-function ownResult(outcome: Outcome<unknown>): unknown {
-  if (outcome.status === 'success') return outcome.value
-  throw outcome.error
 }

@@ -13,8 +13,12 @@ export interface KeyState {
  */
 export class CoordinationScope {
   readonly host: PluginHost
-  /** hash → its non-terminal coordinated tasks, in the order they reached a coordinator. */
-  private readonly index = new Map<string, Set<Task<unknown>>>()
+  /**
+   * hash → its non-terminal coordinated tasks, in the order they reached a
+   * coordinator. Most keys have one live task, so a lone task is stored as
+   * is and a `Set` is only made for the second.
+   */
+  private readonly index = new Map<string, Task<unknown> | Set<Task<unknown>>>()
   /** store owner (one per stateful coordinator) → hash → state. */
   readonly stores: Map<object, Map<string, KeyState>> = new Map()
   private indexed = 0
@@ -25,26 +29,34 @@ export class CoordinationScope {
 
   /** Adds `task` under `hash`; it leaves the moment it settles, then `onSettled` runs. */
   track(hash: string, task: Task<unknown>, onSettled: () => void): void {
-    let bucket = this.index.get(hash)
-    if (bucket === undefined) {
-      bucket = new Set()
-      this.index.set(hash, bucket)
-    }
-    bucket.add(task)
+    const bucket = this.index.get(hash)
+    if (bucket === undefined) this.index.set(hash, task)
+    else if (bucket instanceof Set) bucket.add(task)
+    else this.index.set(hash, new Set([bucket, task]))
     this.indexed++
-    const owner = bucket
     this.host.onSettled(task, () => {
-      if (owner.delete(task)) this.indexed--
-      if (owner.size === 0 && this.index.get(hash) === owner) this.index.delete(hash)
+      this.untrack(hash, task)
       onSettled()
     })
+  }
+
+  private untrack(hash: string, task: Task<unknown>): void {
+    const bucket = this.index.get(hash)
+    if (bucket === task) {
+      this.index.delete(hash)
+      this.indexed--
+    } else if (bucket instanceof Set && bucket.delete(task)) {
+      this.indexed--
+      if (bucket.size === 0) this.index.delete(hash)
+    }
   }
 
   /** The other live tasks with `hash`, earliest first. */
   peersOf(hash: string, intent: Task<unknown>): Task<unknown>[] {
     const bucket = this.index.get(hash)
+    if (bucket === undefined || bucket === intent) return []
+    if (!(bucket instanceof Set)) return [bucket]
     const peers: Task<unknown>[] = []
-    if (bucket === undefined) return peers
     for (const task of bucket) if (task !== intent) peers.push(task)
     return peers
   }

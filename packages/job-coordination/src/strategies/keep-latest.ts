@@ -2,6 +2,7 @@ import type { Task } from '@vega/job-core'
 import { internalsOf } from '../coordinator-adapter.js'
 import { defineCoordinator } from '../define-coordinator.js'
 import { deferred } from '../internal/deferred.js'
+import { endingOf } from '../internal/ending.js'
 import { KeyedStore } from '../internal/keyed-store.js'
 import type { CoordinationScope, KeyState } from '../internal/scope.js'
 import type { CoordinationContext, Coordinator } from '../types.js'
@@ -73,11 +74,14 @@ export const keepLatestCoordinator: Coordinator = defineCoordinator('keepLatest'
   const waiter: Waiter = { ctx, release: answer.resolve }
   slot.next = waiter
   const owner = slot
-  scope.host.onSettled(internalsOf(ctx, 'keepLatestCoordinator').task, () => {
-    // Cancelled while waiting: give the slot up so the key can be forgotten.
+  const { task } = internalsOf(ctx, 'keepLatestCoordinator')
+  scope.host.onSettled(task, () => {
     if (owner.next !== waiter) return
+    // Cancelled while waiting: give the slot up so the key can be forgotten,
+    // and settle the answer, which a call it superseded may be following.
     owner.next = undefined
     if (owner.running === undefined) store.delete(scope, ctx.hash, owner)
+    answer.resolve(endingOf(task))
   })
   ctx.emit({ type: 'coordination:queued', position: 0 })
   if (previous !== undefined) {

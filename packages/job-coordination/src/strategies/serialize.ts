@@ -2,6 +2,7 @@ import type { Task } from '@vega/job-core'
 import { internalsOf } from '../coordinator-adapter.js'
 import { defineCoordinator } from '../define-coordinator.js'
 import { deferred } from '../internal/deferred.js'
+import { endingOf } from '../internal/ending.js'
 import { KeyedStore } from '../internal/keyed-store.js'
 import { LinkedList } from '../internal/linked-list.js'
 import type { CoordinationScope, KeyState } from '../internal/scope.js'
@@ -180,8 +181,11 @@ export function createSerializeCoordinator(options: SerializeOptions = {}): Seri
     const node = queue.waiters.push({ ctx, release: answer.resolve })
     const waitingIn = queue
     scope.host.onSettled(task, () => {
-      // Cancelled (or timed out) while parked: leave the queue now, not when reached.
-      if (waitingIn.waiters.remove(node)) waitingIn.forgetIfIdle()
+      // Cancelled (or timed out) while parked: leave the queue now, not when
+      // reached, and settle the answer as the task ended.
+      if (!waitingIn.waiters.remove(node)) return
+      waitingIn.forgetIfIdle()
+      answer.resolve(endingOf(task))
     })
     ctx.emit({ type: 'coordination:queued', position })
     return answer.promise
