@@ -1,7 +1,15 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // The README's examples import the package by name; run them against the source.
+  resolve: {
+    alias: {
+      '@vega/job-coordination': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
   },
 })

@@ -7,6 +7,7 @@ import {
   defineCoordinator,
   exhaustCoordinator,
   installCoordination,
+  keepLatestCoordinator,
   withCoordinator,
 } from '../src/index.js'
 import { D, HASH_K, runFacts } from './support.js'
@@ -62,6 +63,37 @@ describe('§5 exhaust', () => {
     }
     expect((await settle(first)).status).toBe('error')
     expect(dropped.map((task) => task.cancelReason)).toEqual(['exhaust-dropped', 'exhaust-dropped'])
+  })
+})
+
+describe('keepLatest (the same scenario, for the README’s table)', () => {
+  it('runs #1 then #4; #2, #3 superseded, settling with #4’s value; queued ×3', async () => {
+    const facts = await runFacts(keepLatestCoordinator)
+    expect(facts.bodies).toEqual([
+      { call: 1, at: 0 },
+      { call: 4, at: D },
+    ])
+    expect(facts.tasks).toEqual([
+      { state: 'success' },
+      { state: 'cancelled', reason: 'superseded', cancelledBy: 3 },
+      { state: 'cancelled', reason: 'superseded', cancelledBy: 4 },
+      { state: 'success' },
+    ])
+    expect(facts.promises).toEqual([
+      { status: 'resolved', value: 1, at: D },
+      { status: 'resolved', value: 4, at: 2 * D },
+      { status: 'resolved', value: 4, at: 2 * D },
+      { status: 'resolved', value: 4, at: 2 * D },
+    ])
+    expect(facts.events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:queued',
+        coordinator: 'keepLatest',
+        intentId,
+        hash: HASH_K,
+        position: 0,
+      })),
+    )
   })
 })
 
