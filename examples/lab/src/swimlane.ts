@@ -46,7 +46,9 @@ export function drawLane(lane: Lane, options: SwimlaneOptions): string {
     const glyph = STATE_GLYPHS[segment.state] ?? '?'
     const from = column(segment.fromTs)
     const to = column(segmentEnd(segment, lane, end))
-    for (let c = from; c < to; c++) cells[c] = glyph
+    // A still-open segment owns its last column too; a closed one hands it to what came next.
+    const last = segment.toTs === undefined && lane.end === undefined ? to + 1 : to
+    for (let c = from; c < last; c++) cells[c] = glyph
   }
   if (lane.end !== undefined) cells[column(lane.end.ts)] = END_GLYPHS[lane.end.state] ?? '|'
   return `[${cells.join('')}]`

@@ -1,0 +1,59 @@
+import type { Lane } from '@vega/job-devtools-protocol'
+import { describe, expect, it } from 'vitest'
+import { describeEnd, drawLane, latestTs } from '../src/swimlane.js'
+
+const T0 = 1_000_000
+const links = { reusedBy: [], cancelled: [], children: [] }
+
+function lane(partial: Partial<Lane> & Pick<Lane, 'segments'>): Lane {
+  return { taskId: 1, state: 'success', marks: [], links, ...partial }
+}
+
+describe('drawLane', () => {
+  it('fills each state segment over the columns it lasted and marks the end', () => {
+    const served = lane({
+      segments: [
+        { state: 'idle', fromSeq: 1, fromTs: T0, toSeq: 2, toTs: T0 },
+        { state: 'parked:coordinator', fromSeq: 2, fromTs: T0, toSeq: 3, toTs: T0 + 50 },
+        { state: 'queued', fromSeq: 3, fromTs: T0 + 50, toSeq: 4, toTs: T0 + 50 },
+        { state: 'running', fromSeq: 4, fromTs: T0 + 50, toSeq: 5, toTs: T0 + 100 },
+      ],
+      end: { state: 'success', seq: 5, ts: T0 + 100 },
+    })
+    expect(drawLane(served, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[~~~~~=====o]')
+  })
+
+  it('a task cancelled on arrival is a lone x at its time', () => {
+    const merged = lane({
+      state: 'cancelled',
+      segments: [{ state: 'idle', fromSeq: 1, fromTs: T0 + 20, toSeq: 2, toTs: T0 + 20 }],
+      end: { state: 'cancelled', seq: 2, ts: T0 + 20, reason: 'dedupe', cancelledBy: 1 },
+    })
+    expect(drawLane(merged, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[  x        ]')
+    expect(describeEnd(merged, (id) => id)).toBe('cancelled (dedupe, by #1)')
+  })
+
+  it('an open segment (no end yet) runs to the right edge', () => {
+    const live = lane({
+      state: 'running',
+      segments: [{ state: 'running', fromSeq: 1, fromTs: T0 }],
+    })
+    expect(drawLane(live, { startTs: T0, endTs: T0 + 10, width: 5 })).toBe('[=====]')
+    expect(describeEnd(live, (id) => id)).toBe('running')
+  })
+
+  it('latestTs is the right edge: the latest end, segment or mark', () => {
+    const a = lane({
+      segments: [{ state: 'running', fromSeq: 1, fromTs: T0, toSeq: 2, toTs: T0 + 40 }],
+      end: { state: 'success', seq: 2, ts: T0 + 40 },
+    })
+    const b = lane({
+      taskId: 2,
+      state: 'cancelled',
+      segments: [],
+      marks: [{ kind: 'exited', seq: 9, ts: T0 + 70, text: 'body exited' }],
+    })
+    expect(latestTs([a, b], T0)).toBe(T0 + 70)
+    expect(latestTs([], T0)).toBe(T0)
+  })
+})
