@@ -26,6 +26,11 @@ export type { DispatchHandler, DispatchRequest, Plugin, PluginHost } from './plu
 export { createPriorityBackend, type PriorityBackendOptions } from './priority-backend.js'
 export { run } from './run.js'
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js'
+export {
+  getRuntimeInspector,
+  RUNTIME_INSPECTOR_KEY,
+  type RuntimeInspector,
+} from './runtime-inspector.js'
 export { settle } from './settle.js'
 export type { DebounceShaper, Shaper, ThrottleShaper } from './shaper.js'
 export {
@@ -54,4 +59,5 @@ export {
 export { createTaskTag, readTaskTag, type TaskTag, tagTaskFn } from './task-tag.js'
 export { createTestClock, type TestClock } from './test-clock.js'
 export { type ThrottleOptions, throttle } from './throttle.js'
+export { VERSION } from './version.js'
 export { withShaper } from './with-shaper.js'

@@ -89,7 +89,16 @@ const FORWARD: Readonly<Record<TaskState, readonly TaskState[]>> = {
  * ```
  */
 export function isLegalTransition(from: TaskState, to: TaskState): boolean {
-  if (TERMINAL.has(from)) return false
-  if (to === 'cancelled' || to === 'error') return true
-  return FORWARD[from].includes(to)
+  return LEGAL[from][to] === true
 }
+
+// Precomputed from FORWARD: the kernel checks every transition, so the check is two property reads.
+const LEGAL: Readonly<Record<TaskState, Partial<Record<TaskState, true>>>> = Object.fromEntries(
+  (Object.keys(FORWARD) as TaskState[]).map((from) => {
+    const allowed: Partial<Record<TaskState, true>> = {}
+    if (!TERMINAL.has(from)) {
+      for (const to of [...FORWARD[from], 'cancelled', 'error'] as TaskState[]) allowed[to] = true
+    }
+    return [from, allowed]
+  }),
+) as Record<TaskState, Partial<Record<TaskState, true>>>

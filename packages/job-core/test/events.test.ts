@@ -110,3 +110,26 @@ describe('the event bus', () => {
     expect(calls).toEqual(['a', 'b', 'a'])
   })
 })
+
+describe('the runtime inspector', () => {
+  it('is reachable by Symbol.for without importing core, and reports lib, time, tasks and events', async () => {
+    const { createTestClock, getRuntimeInspector, RUNTIME_INSPECTOR_KEY, VERSION } = await import(
+      '../src/index.js'
+    )
+    const clock = createTestClock({ now: 50 })
+    const runtime = createRuntime({ clock, name: 'inspected' })
+    const bySymbol = (runtime as unknown as Record<symbol, ReturnType<typeof getRuntimeInspector>>)[
+      Symbol.for(RUNTIME_INSPECTOR_KEY)
+    ]!
+    const seen: string[] = []
+    bySymbol.subscribe((e) => seen.push(e.type))
+    run(runtime, (ctx) => ctx.sleep(10))
+    expect(bySymbol.lib).toBe(`@vega/job-core@${VERSION}`)
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/)
+    expect(bySymbol.name).toBe('inspected')
+    expect(bySymbol.now()).toBe(50)
+    expect(bySymbol.inspect().tasks).toHaveLength(1)
+    expect(seen).toEqual(['task:created', 'task:transition', 'task:transition'])
+    expect(Object.keys(runtime)).not.toContain(Symbol.for(RUNTIME_INSPECTOR_KEY).toString())
+  })
+})

@@ -4,6 +4,7 @@ import { IllegalStateError } from '../errors.js'
 import type { DispatchHandler, Plugin, PluginHost } from '../plugin.js'
 import { createPriorityBackend } from '../priority-backend.js'
 import type { Runtime, RuntimeOptions } from '../runtime.js'
+import { getRuntimeInspector, RUNTIME_INSPECTOR_KEY } from '../runtime-inspector.js'
 import type { Shaper } from '../shaper.js'
 import type { ShutdownMode } from '../shutdown.js'
 import type { Task } from '../task.js'
@@ -70,6 +71,10 @@ export class RuntimeCore implements Runtime {
       throw new TypeError('createRuntime({ plugins }): plugins must be an array of plugin values.')
     }
     for (const plugin of plugins) this.install(plugin)
+    // Non-enumerable and lazy: tools that cannot import core find it by Symbol.for.
+    Object.defineProperty(this, Symbol.for(RUNTIME_INSPECTOR_KEY), {
+      get: () => getRuntimeInspector(this),
+    })
   }
 
   private install(plugin: Plugin): void {

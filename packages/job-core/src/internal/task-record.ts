@@ -42,7 +42,8 @@ export class TaskRecord<T> implements Task<T> {
   readonly parentId: number | undefined
   readonly key: string | undefined
   state: TaskState = 'idle'
-  since: number
+  /** Clock time of the last transition; read only while someone listens, to keep the clock off the hot path. */
+  since: number | undefined
   cancelReason: CancelReason | undefined
   cancelledBy: number | undefined
   attempt = 0
@@ -53,15 +54,22 @@ export class TaskRecord<T> implements Task<T> {
   /** A copy taken at run(): mutating the caller's array later cannot add a cycle. */
   private readonly dependencies: readonly TaskRecord<unknown>[] | undefined
   private readonly timeouts: Timeouts | undefined
-  private own: Deferred<T> | undefined
+  // The own promise and its resolvers, created on first use (most tasks are awaited once, some never).
+  private ownPending: Promise<T> | undefined
+  private resolveOwn: ((value: unknown) => void) | undefined
+  private rejectOwn: ((error: unknown) => void) | undefined
   private ownSettled: Promise<T> | undefined
   /** Set when a dispatch handler or shaper substituted what the caller receives. */
   private callerValue: { readonly value: unknown } | undefined
   private callerPromise: Promise<T> | undefined
   /** A shaped task's caller promise, resolved once the task's fate is known. */
   private heldCaller: Deferred<unknown> | undefined
-  /** Undoes the current parked or queued stage (timers, queue entries, listeners). */
-  private leaveStage: (() => void) | undefined
+  // What leaving the current stage must undo. Plain fields rather than a
+  // closure per stage: the queue stage is on every task's path.
+  /** The queue or retry timer of the current stage. */
+  private stageTimer: TimerHandle | undefined
+  /** Listener removals for dependencies, or the shaper window's release. */
+  private stageUndo: (() => void) | undefined
   private settledCallbacks: Array<(task: Task<unknown>) => void> | undefined
   private children: Set<TaskRecord<unknown>> | undefined
   private totalTimer: TimerHandle | undefined
@@ -93,7 +101,7 @@ export class TaskRecord<T> implements Task<T> {
     const bindings = readBindings(taskFn as TaskFn<unknown>)
     this.body = (bindings?.raw ?? taskFn) as TaskFn<T>
     this.key = bindings ? keyOf(bindings.entries) : undefined
-    this.since = runtime.clock.now()
+    this.since = runtime.bus.active ? runtime.clock.now() : undefined
   }
 
   // ── the caller's view ────────────────────────────────────────────────
@@ -136,13 +144,18 @@ export class TaskRecord<T> implements Task<T> {
       }
       return this.ownSettled
     }
-    this.own ??= deferred<T>()
-    return this.own.promise
+    if (this.ownPending === undefined) {
+      this.ownPending = new Promise<T>((resolve, reject) => {
+        this.resolveOwn = resolve as (value: unknown) => void
+        this.rejectOwn = reject
+      })
+    }
+    return this.ownPending
   }
 
   /** Makes `task.promise` follow `value` (a coordinator's answer, a shaper's survivor). */
   substituteCaller(value: unknown): void {
-    const isOwn = value === this.own?.promise
+    const isOwn = value === this.ownPending
     if (!isOwn && isThenable(value)) value.then(undefined, noop)
     const held = this.heldCaller
     if (held !== undefined) {
@@ -305,7 +318,7 @@ export class TaskRecord<T> implements Task<T> {
         }
       }),
     )
-    this.leaveStage = () => {
+    this.stageUndo = () => {
       for (const remove of removers) remove()
     }
     return this.ownPromise()
@@ -323,12 +336,12 @@ export class TaskRecord<T> implements Task<T> {
   /** Enters `parked:shaper`; `release` is what leaving the stage undoes. */
   parkForShaper(undo: () => void): void {
     this.moveTo('parked:shaper')
-    this.leaveStage = undo
+    this.stageUndo = undo
   }
 
   releaseFromShaper(): void {
     if (this.state !== 'parked:shaper') return
-    this.leaveStage = undefined
+    this.stageUndo = undefined
     this.moveTo('idle')
     this.dispatch()
   }
@@ -347,19 +360,11 @@ export class TaskRecord<T> implements Task<T> {
     const job = new AttemptJob(this as TaskRecord<unknown>)
     this.pendingJob = job
     const queueLimit = this.timeouts?.queue
-    let timer: TimerHandle | undefined
     if (queueLimit !== undefined) {
-      timer = this.runtime.clock.setTimeout(() => {
-        timer = undefined
+      this.stageTimer = this.runtime.clock.setTimeout(() => {
+        this.stageTimer = undefined
         this.failWith(new TimeoutError('queue', queueLimit, this.id))
       }, queueLimit)
-    }
-    this.leaveStage = () => {
-      if (timer !== undefined) this.runtime.clock.clearTimeout(timer)
-      if (this.pendingJob === job) {
-        this.pendingJob = undefined
-        this.runtime.backend.withdraw(job)
-      }
     }
     this.runtime.backend.enqueue(job)
   }
@@ -445,11 +450,10 @@ export class TaskRecord<T> implements Task<T> {
     if (bus.active) {
       bus.emit({ type: 'task:retry', taskId: this.id, attempt: this.attempt, delay, error })
     }
-    const timer = this.runtime.clock.setTimeout(() => {
-      this.leaveStage = undefined
+    this.stageTimer = this.runtime.clock.setTimeout(() => {
+      this.stageTimer = undefined
       this.enqueue()
     }, delay)
-    this.leaveStage = () => this.runtime.clock.clearTimeout(timer)
   }
 
   // ── endings ──────────────────────────────────────────────────────────
@@ -498,14 +502,18 @@ export class TaskRecord<T> implements Task<T> {
     }
     this.detachSignal?.()
     this.detachSignal = undefined
-    const own = this.own
-    if (own !== undefined) {
-      this.own = undefined
-      if (outcome.status === 'success') own.resolve(outcome.value)
+    const pending = this.ownPending
+    if (pending !== undefined) {
+      // From now on ownPromise() answers from the outcome; the pending promise settles once.
+      this.ownSettled = pending
+      this.ownPending = undefined
+      if (outcome.status === 'success') this.resolveOwn!(outcome.value)
       else {
-        handled(own.promise)
-        own.reject(outcome.error)
+        handled(pending)
+        this.rejectOwn!(outcome.error)
       }
+      this.resolveOwn = undefined
+      this.rejectOwn = undefined
     }
     if (!this.dispatching) this.releaseHeldCaller()
     // Children first: a child that depends on its parent must end 'parent',
@@ -521,9 +529,20 @@ export class TaskRecord<T> implements Task<T> {
   }
 
   private exitStage(): void {
-    const leave = this.leaveStage
-    this.leaveStage = undefined
-    leave?.()
+    const job = this.pendingJob
+    if (job !== undefined) {
+      this.pendingJob = undefined
+      this.runtime.backend.withdraw(job)
+    }
+    if (this.stageTimer !== undefined) {
+      this.runtime.clock.clearTimeout(this.stageTimer)
+      this.stageTimer = undefined
+    }
+    const undo = this.stageUndo
+    if (undo !== undefined) {
+      this.stageUndo = undefined
+      undo()
+    }
   }
 
   private moveTo(to: TaskState, extra?: TransitionExtra): void {
@@ -533,8 +552,8 @@ export class TaskRecord<T> implements Task<T> {
     }
     this.state = to
     const runtime = this.runtime
-    this.since = runtime.clock.now()
     if (runtime.bus.active) {
+      this.since = runtime.clock.now()
       runtime.bus.emit({
         type: 'task:transition',
         taskId: this.id,
@@ -543,6 +562,8 @@ export class TaskRecord<T> implements Task<T> {
         attempt: this.attempt,
         ...extra,
       })
+    } else {
+      this.since = undefined
     }
   }
 }
