@@ -17,9 +17,11 @@ export function taskPeers(make, { thenable = false } = {}) {
     counters.active = 0
     counters.maxActive = 0
   }
+  // Called right after the burst: how many bodies started inside it is part of the result.
   const finish = async (promises, extra) => {
+    const startedInBurst = counters.bodies
     const values = await Promise.all(promises)
-    return { values, bodies: counters.bodies, maxActive: counters.maxActive, ...extra }
+    return { values, bodies: counters.bodies, maxActive: counters.maxActive, startedInBurst, ...extra }
   }
   const peers = [
     {
@@ -30,7 +32,7 @@ export function taskPeers(make, { thenable = false } = {}) {
         const limit = createSemaphore(CONCURRENCY)
         const promises = new Array(n)
         for (let i = 0; i < n; i++) promises[i] = limit(make(i, counters))
-        return finish(promises, { pending: limit.pending() })
+        return finish(promises)
       },
     },
     {
@@ -40,7 +42,7 @@ export function taskPeers(make, { thenable = false } = {}) {
         const limit = pLimit(CONCURRENCY)
         const promises = new Array(n)
         for (let i = 0; i < n; i++) promises[i] = limit(make(i, counters))
-        return finish(promises, { pending: limit.pendingCount })
+        return finish(promises)
       },
     },
     {
@@ -50,7 +52,7 @@ export function taskPeers(make, { thenable = false } = {}) {
         const queue = new PQueue({ concurrency: CONCURRENCY })
         const promises = new Array(n)
         for (let i = 0; i < n; i++) promises[i] = queue.add(make(i, counters))
-        return finish(promises, { pending: queue.size + queue.pending })
+        return finish(promises)
       },
     },
     {
@@ -60,7 +62,7 @@ export function taskPeers(make, { thenable = false } = {}) {
         const runtime = createRuntime({ concurrency: CONCURRENCY })
         const promises = new Array(n)
         for (let i = 0; i < n; i++) promises[i] = run(runtime, make(i, counters)).promise
-        return finish(promises, { pending: inspect(runtime).sizes.liveTasks, runtime })
+        return finish(promises, { runtime })
       },
     },
   ]
@@ -73,7 +75,7 @@ export function taskPeers(make, { thenable = false } = {}) {
         const runtime = createRuntime({ concurrency: CONCURRENCY })
         const tasks = new Array(n)
         for (let i = 0; i < n; i++) tasks[i] = run(runtime, make(i, counters))
-        return finish(tasks, { pending: inspect(runtime).sizes.liveTasks, runtime })
+        return finish(tasks, { runtime })
       },
     })
   }
@@ -102,8 +104,11 @@ export function verifyTasks(peer, result, n, { minActive = 0 } = {}) {
       `runtime not empty after settle: ${JSON.stringify(sizes)}`,
     )
   }
-  // Everything was still waiting right after the burst: the work was truly queued.
-  check(result.pending > 0, `nothing was pending after the burst (${result.pending})`)
+  // The burst itself respected the limit: the rest of the work really waited.
+  check(
+    result.startedInBurst <= CONCURRENCY,
+    `${result.startedInBurst} bodies started during the burst, limit ${CONCURRENCY}`,
+  )
 }
 
 export default {

@@ -17,6 +17,9 @@ import os from 'node:os'
 import { dirname } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
+/** Rounds a scenario always measures, whatever its time budget. */
+const MIN_ROUNDS = 3
+
 export class VerificationError extends Error {
   constructor(message) {
     super(message)
@@ -37,6 +40,7 @@ export function parseArgs(argv) {
     warmup: undefined,
     write: true,
     out: undefined,
+    budgetMs: undefined,
     help: false,
   }
   for (let i = 0; i < argv.length; i++) {
@@ -51,6 +55,7 @@ export function parseArgs(argv) {
     else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',')
     else if (arg === '--rounds') options.rounds = positiveInt(value(), arg)
     else if (arg === '--warmup') options.warmup = nonNegativeInt(value(), arg)
+    else if (arg === '--budget') options.budgetMs = positiveInt(value(), arg) * 1000
     else if (arg === '--no-write') options.write = false
     else if (arg === '--out') options.out = value()
     else if (arg === '--help' || arg === '-h') options.help = true
@@ -58,6 +63,7 @@ export function parseArgs(argv) {
   }
   options.rounds ??= options.quick ? 3 : 7
   options.warmup ??= options.quick ? 1 : 2
+  options.budgetMs ??= (options.quick ? 20 : 240) * 1000
   return options
 }
 
@@ -107,10 +113,17 @@ export function quiesce() {
  */
 export async function runScenario(scenario, options, log) {
   const n = options.quick ? scenario.size.quick : scenario.size.full
-  const peers = scenario.peers
+  const peers = scenario.peers ?? []
   const samples = new Map(peers.map((peer) => [peer.name, []]))
-  const total = options.warmup + options.rounds
+  const total = peers.length === 0 ? 0 : options.warmup + options.rounds
+  const began = performance.now()
+  let measured = 0
   for (let round = 0; round < total; round++) {
+    // A slow scenario stops adding rounds once over its budget (never below MIN_ROUNDS).
+    if (measured >= MIN_ROUNDS && performance.now() - began > options.budgetMs) {
+      log(`  ${scenario.id}: time budget spent, ${measured} rounds measured`)
+      break
+    }
     const warm = round < options.warmup
     for (let k = 0; k < peers.length; k++) {
       const peer = peers[(k + round) % peers.length]
@@ -129,12 +142,13 @@ export async function runScenario(scenario, options, log) {
       }
       if (!warm) samples.get(peer.name).push(elapsed)
     }
+    if (!warm) measured++
     log(
       `  ${scenario.id}: ${warm ? 'warm-up' : 'round'} ${warm ? round + 1 : round - options.warmup + 1}/${warm ? options.warmup : options.rounds}`,
     )
   }
   const baseline = peers.find((peer) => peer.baseline)
-  const baselineMedian = median(samples.get(baseline.name))
+  const baselineMedian = baseline === undefined ? Number.NaN : median(samples.get(baseline.name))
   const rows = peers.map((peer) => {
     const ms = samples.get(peer.name)
     const med = median(ms)
@@ -165,7 +179,8 @@ export async function runScenario(scenario, options, log) {
     title: scenario.title,
     n,
     target: scenario.target,
-    baseline: baseline.name,
+    baseline: baseline?.name,
+    rounds: measured,
     rows,
     metrics,
     checks,
@@ -224,11 +239,12 @@ export function formatScenario(result) {
     r.nsPerOp.toFixed(0),
     `${r.ratio.toFixed(2)}×`,
   ])
+  const timed = result.rows.length > 0
   const out = [
-    `${result.id} — ${result.title} (n = ${result.n.toLocaleString('en-US')})`,
+    `${result.id} — ${result.title} (n = ${result.n.toLocaleString('en-US')}${timed ? `, ${result.rounds} rounds` : ''})`,
     `target: ${result.target}`,
-    table(['peer', 'median ms', 'min ms', 'ns/op', 'ratio'], lines, [1, 2, 3, 4]),
   ]
+  if (timed) out.push(table(['peer', 'median ms', 'min ms', 'ns/op', 'ratio'], lines, [1, 2, 3, 4]))
   for (const [name, value] of Object.entries(result.metrics)) {
     out.push(`  ${name}: ${typeof value === 'number' ? value.toLocaleString('en-US') : value}`)
   }
@@ -244,14 +260,14 @@ export function formatCheck(c) {
 
 export function formatSizes(sizes) {
   const lines = sizes.map((s) => [
-    s.package,
+    `${s.package}${s.stale ? ' (dist older than src)' : ''}`,
     s.error ?? s.raw,
     s.error ? '' : s.minified,
     s.error ? '' : s.minGzip,
     s.error ? '' : s.bundledMinGzip,
   ])
   return [
-    'sizes — dist/index.js: raw, esbuild-minified, min+gzip; bundled = with its @vega deps, min+gzip (bytes)',
+    'sizes (bytes) — dist/index.js: raw, esbuild-minified, min+gzip -9; bundled = esbuild bundle of the entry with the @vega packages it imports (tree-shaken), min+gzip',
     table(['package', 'raw', 'min', 'min+gz', 'bundled min+gz'], lines, [1, 2, 3, 4]),
   ].join('\n')
 }

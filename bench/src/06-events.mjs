@@ -1,0 +1,148 @@
+// Scenario 6: what the event bus costs. The workload of scenario 1 (trivial
+// async tasks, concurrency 16) on job-core with no listener, with one no-op
+// listener, and with the devtools bridge connected through the in-process
+// transport (default flushMs 16 and bufferSize 1000, so a burst overflows the
+// ring buffer and is reported as a session:gap — as in production).
+//
+// The target compares "0 listeners" with "a build without events"; there is
+// no such build, so the table reports 0 listeners against the hand semaphore
+// (which includes everything else the kernel does), and 1 listener / devtools
+// against 0 listeners.
+
+import { createRuntime, inspect, run, subscribe } from '@vega/job-core'
+import { connectDevtools, createInProcessTransport } from '@vega/job-devtools-protocol'
+import { check } from './harness.mjs'
+import { createSemaphore } from './semaphore.mjs'
+
+const CONCURRENCY = 16
+const counters = { bodies: 0, events: 0 }
+
+const make = (i) => async () => {
+  counters.bodies++
+  return i
+}
+
+async function onRuntime(n, attach) {
+  counters.bodies = 0
+  counters.events = 0
+  const runtime = createRuntime({ concurrency: CONCURRENCY })
+  const detach = attach(runtime)
+  const promises = new Array(n)
+  for (let i = 0; i < n; i++) promises[i] = run(runtime, make(i)).promise
+  const values = await Promise.all(promises)
+  const extra = detach?.() ?? {}
+  return { values, bodies: counters.bodies, runtime, events: counters.events, ...extra }
+}
+
+/** Checks that the envelopes received, plus the gaps they report, cover every seq from 1 without holes. */
+function devtoolsReceiver() {
+  const seen = { next: 1, received: 0, gaps: 0, dropped: 0, broken: undefined }
+  const receive = (batch) => {
+    for (const envelope of batch) {
+      if (envelope.e.type === 'session:gap') {
+        if (envelope.e.fromSeq !== seen.next) seen.broken ??= `gap from ${envelope.e.fromSeq}, expected ${seen.next}`
+        seen.gaps++
+        seen.dropped += envelope.e.toSeq - envelope.e.fromSeq + 1
+        seen.next = envelope.e.toSeq + 1
+      } else {
+        if (envelope.seq !== seen.next) seen.broken ??= `seq ${envelope.seq}, expected ${seen.next}`
+        seen.received++
+        seen.next = envelope.seq + 1
+      }
+    }
+  }
+  return { seen, receive }
+}
+
+export default {
+  id: 'events',
+  title: 'event bus cost: trivial tasks, concurrency 16, 0 / 1 listener / devtools bridge',
+  size: { full: 200_000, quick: 20_000 },
+  target:
+    '0 listeners ≤ 1.05× a build without events (no such build: reported vs the hand semaphore); 1 listener and devtools reported vs 0 listeners',
+  peers: [
+    {
+      name: 'hand semaphore',
+      baseline: true,
+      async run(n) {
+        counters.bodies = 0
+        const limit = createSemaphore(CONCURRENCY)
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = limit(make(i))
+        return { values: await Promise.all(promises), bodies: counters.bodies }
+      },
+    },
+    { name: 'job-core, 0 listeners', run: (n) => onRuntime(n, () => undefined) },
+    {
+      name: 'job-core, 1 no-op listener',
+      run: (n) =>
+        onRuntime(n, (runtime) => {
+          const unsubscribe = subscribe(runtime, () => {
+            counters.events++
+          })
+          return () => {
+            unsubscribe()
+            return { expectEvents: true }
+          }
+        }),
+    },
+    {
+      name: 'job-core, devtools bridge (in-process)',
+      run: (n) =>
+        onRuntime(n, (runtime) => {
+          const { seen, receive } = devtoolsReceiver()
+          const disconnect = connectDevtools(runtime, createInProcessTransport(receive), {
+            core: { subscribe, inspect },
+          })
+          return () => {
+            disconnect()
+            return { devtools: seen }
+          }
+        }),
+    },
+  ],
+  verify(peer, result, n) {
+    check(result.bodies === n, `${result.bodies} bodies ran, expected ${n}`)
+    check(result.values.length === n, `${result.values.length} results, expected ${n}`)
+    for (let i = 0; i < n; i++) {
+      if (result.values[i] !== i) check(false, `caller ${i} got ${result.values[i]}`)
+    }
+    if (result.runtime === undefined) return
+    const { sizes, lastSeq } = inspect(result.runtime)
+    check(sizes.liveTasks === 0, `${sizes.liveTasks} live tasks after settle`)
+    if (result.expectEvents) {
+      // created, idle→queued (or →running), →running, →success, exited: at least 4 per task.
+      check(result.events >= 4 * n, `the listener saw ${result.events} events for ${n} tasks`)
+      check(result.events === lastSeq, `listener saw ${result.events} events, lastSeq ${lastSeq}`)
+    } else if (result.devtools === undefined) {
+      check(lastSeq === 0, `events were built without listeners (lastSeq ${lastSeq})`)
+    }
+    if (result.devtools !== undefined) {
+      const d = result.devtools
+      check(d.broken === undefined, `devtools stream broken: ${d.broken}`)
+      // hello + snapshot + every runtime event, each either received or reported lost.
+      check(d.next - 1 === lastSeq + 2, `devtools covered seq 1..${d.next - 1}, expected ${lastSeq + 2}`)
+      check(lastSeq >= 4 * n, `only ${lastSeq} events for ${n} tasks`)
+    }
+  },
+  checks: [
+    {
+      label: '0 listeners vs hand semaphore (stands in for "a build without events")',
+      subject: 'job-core, 0 listeners',
+      kind: 'relative',
+      to: 'hand semaphore',
+    },
+    {
+      label: '1 no-op listener vs 0 listeners',
+      subject: 'job-core, 1 no-op listener',
+      kind: 'relative',
+      to: 'job-core, 0 listeners',
+    },
+    {
+      label: 'devtools bridge vs 0 listeners',
+      subject: 'job-core, devtools bridge (in-process)',
+      kind: 'relative',
+      to: 'job-core, 0 listeners',
+    },
+  ],
+}

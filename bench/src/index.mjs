@@ -1,0 +1,115 @@
+// Runs the benchmark suite: `node --expose-gc src/index.mjs [--quick] [--only a,b] [--rounds N] [--warmup N] [--no-write] [--out file]`.
+// Exits 1 when a scenario's result verification fails (never for a missed target).
+
+import { fileURLToPath } from 'node:url'
+import tasks from './01-tasks.mjs'
+import tasksImmediate from './02-tasks-immediate.mjs'
+import dedupe from './03-dedupe.mjs'
+import aggregate from './04-aggregate.mjs'
+import debounce from './05-debounce.mjs'
+import events from './06-events.mjs'
+import {
+  formatCheck,
+  formatScenario,
+  formatSizes,
+  hasGc,
+  machineInfo,
+  parseArgs,
+  runScenario,
+  writeJson,
+} from './harness.mjs'
+import memory from './memory.mjs'
+import { measureSizes } from './sizes.mjs'
+
+const SCENARIOS = [tasks, tasksImmediate, dedupe, aggregate, debounce, events, memory]
+const ALL = [...SCENARIOS.map((s) => s.id), 'sizes']
+
+const HELP = `usage: pnpm --filter @vega/bench bench [-- options]
+  --quick          smaller N, 1 warm-up + 3 rounds (a smoke run)
+  --only a,b       run only these: ${ALL.join(', ')}
+  --rounds N       measured rounds per scenario (default 7, quick 3)
+  --warmup N       warm-up rounds per scenario (default 2, quick 1)
+  --no-write       do not write the JSON file
+  --out file       JSON path (default bench/results/latest.json)`
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2))
+  if (options.help) {
+    console.log(HELP)
+    return 0
+  }
+  const selected = options.only ?? ALL
+  for (const id of selected) {
+    if (!ALL.includes(id)) throw new Error(`--only: unknown scenario "${id}"; known: ${ALL.join(', ')}`)
+  }
+  if (!hasGc()) {
+    console.warn('warning: run with node --expose-gc; heap figures are meaningless without it')
+  }
+  const log = (line) => process.stderr.write(`${line}\n`)
+  const machineBefore = machineInfo()
+  console.log(
+    `@vega/bench — ${options.quick ? 'QUICK (smoke) run' : 'full run'}, ${options.warmup} warm-up + ${options.rounds} rounds, node ${machineBefore.node}, ${machineBefore.cpus} CPUs, load ${machineBefore.loadavg.join(' ')}`,
+  )
+  console.log('ratios are medians relative to the lower bound measured in the same run\n')
+  const results = []
+  const failures = []
+  for (const scenario of SCENARIOS) {
+    if (!selected.includes(scenario.id)) continue
+    log(`running ${scenario.id} …`)
+    try {
+      const result = await runScenario(scenario, options, log)
+      results.push(result)
+      console.log(`${formatScenario(result)}\n`)
+    } catch (error) {
+      failures.push({ scenario: scenario.id, error: String(error?.stack ?? error) })
+      console.log(`${scenario.id}: FAILED — ${error?.message ?? error}\n`)
+    }
+  }
+  let sizes
+  if (selected.includes('sizes')) {
+    try {
+      sizes = await measureSizes()
+      console.log(`${formatSizes(sizes)}\n`)
+    } catch (error) {
+      failures.push({ scenario: 'sizes', error: String(error?.stack ?? error) })
+      console.log(`sizes: FAILED — ${error?.message ?? error}\n`)
+    }
+  }
+  const checks = results.flatMap((r) => r.checks.map((c) => ({ scenario: r.id, ...c })))
+  console.log('targets (reported, not asserted):')
+  for (const c of checks) console.log(`  ${c.scenario}: ${formatCheck(c)}`)
+  const machineAfter = machineInfo()
+  const report = {
+    generatedAt: new Date().toISOString(),
+    quick: options.quick,
+    rounds: options.rounds,
+    warmup: options.warmup,
+    machine: { ...machineBefore, loadavgAfter: machineAfter.loadavg },
+    note: 'Times are medians; compare ratios, not absolute times, and only from runs on an idle machine.',
+    scenarios: results,
+    sizes,
+    failures,
+  }
+  if (options.write) {
+    const out =
+      options.out ?? fileURLToPath(new URL('../results/latest.json', import.meta.url))
+    writeJson(out, report)
+    console.log(`\nwrote ${out}`)
+  }
+  if (failures.length > 0) {
+    console.log(`\n${failures.length} scenario(s) failed verification:`)
+    for (const f of failures) console.log(`  ${f.scenario}: ${f.error.split('\n')[0]}`)
+    return 1
+  }
+  return 0
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error) => {
+    console.error(error)
+    process.exitCode = 2
+  },
+)
