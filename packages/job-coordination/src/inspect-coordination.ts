@@ -34,6 +34,11 @@ export interface CoordinationInspection {
  * ```
  */
 export function inspectCoordination(runtime: Runtime): CoordinationInspection {
+  if (runtime === null || typeof runtime !== 'object') {
+    throw new TypeError(
+      `inspectCoordination(runtime): expected a runtime from createRuntime(), got ${runtime === null ? 'null' : typeof runtime}.`,
+    )
+  }
   const scope = scopeOfRuntime(runtime)
   if (scope === undefined) {
     return { installed: false, keys: 0, tasks: 0, strategyKeys: 0, waiters: 0 }

@@ -93,6 +93,10 @@ describe('inspectCoordination', () => {
     expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0, strategyKeys: 0 })
   })
 
+  it('refuses something that is not a runtime', () => {
+    expect(() => inspectCoordination(undefined as never)).toThrow(TypeError)
+  })
+
   it('reports a runtime without the plugin as not installed', () => {
     expect(inspectCoordination(createRuntime())).toEqual({
       installed: false,
