@@ -140,7 +140,8 @@ export function formatRun(result: ScenarioResult, style: Style): string {
   )
   const width = 40
   const span = `${endTs - result.startTs} ms`
-  lines.push(style.dim(`  lanes  0 ms${' '.repeat(Math.max(1, width - 2 - span.length))}${span}`))
+  // The axis sits over the brackets' inside: 0 under the first column, the span over the last.
+  lines.push(style.dim(`  lanes 0 ms${' '.repeat(Math.max(1, width - 4 - span.length))}${span}`))
   const callOf = (taskId: number) =>
     result.tasks.find((task) => task.taskId === taskId)?.call ?? taskId
   for (const lane of result.lanes) {
@@ -187,7 +188,15 @@ export function formatSummary(results: readonly ScenarioResult[], style: Style):
 
 /** The whole human-readable report. */
 export function formatReport(results: readonly ScenarioResult[], style: Style): string {
+  const first = results[0]
+  const title =
+    first === undefined
+      ? []
+      : [
+          `${style.bold('@vega/lab')} · the facts of coordination.md §5 on a real runtime: ${first.calls} calls with one key, issued back-to-back; call i's body sleeps ${first.duration} ms and returns i`,
+        ]
   return [
+    ...title,
     ...results.map((result) => formatRun(result, style)),
     style.dim(`lanes: ${LEGEND}`),
     formatSummary(results, style),

@@ -115,7 +115,11 @@ describe('the tables', () => {
   it('show bodies, task states with reasons, promise outcomes, events and one lane per call', async () => {
     const run = await cli(['--strategy', 'dedupe'])
     expect(run.code).toBe(0)
-    const lines = run.stdout.split('\n')
+    const lines = run.stdout.split('\n').slice(2)
+    expect(run.stdout.split('\n').slice(0, 2)).toEqual([
+      "@vega/lab · the facts of coordination.md §5 on a real runtime: 4 calls with one key, issued back-to-back; call i's body sleeps 50 ms and returns i",
+      '',
+    ])
     expect(lines[0]).toMatch(
       /^== dedupe {2}coordinator "dedupe" · 4 calls on key "k" · body sleeps 50 ms · \d+ ms$/,
     )
