@@ -21,7 +21,13 @@ export function taskPeers(make, { thenable = false } = {}) {
   const finish = async (promises, extra) => {
     const startedInBurst = counters.bodies
     const values = await Promise.all(promises)
-    return { values, bodies: counters.bodies, maxActive: counters.maxActive, startedInBurst, ...extra }
+    return {
+      values,
+      bodies: counters.bodies,
+      maxActive: counters.maxActive,
+      startedInBurst,
+      ...extra,
+    }
   }
   const peers = [
     {
@@ -83,7 +89,7 @@ export function taskPeers(make, { thenable = false } = {}) {
 }
 
 /** Every body ran once, every caller got its own index, nothing is left behind. */
-export function verifyTasks(peer, result, n, { minActive = 0 } = {}) {
+export function verifyTasks(_peer, result, n, { minActive = 0 } = {}) {
   check(result.bodies === n, `${result.bodies} bodies ran, expected ${n}`)
   check(result.values.length === n, `${result.values.length} results, expected ${n}`)
   for (let i = 0; i < n; i++) {

@@ -2,18 +2,23 @@
 // while in flight (singleflight), then all awaited. Every key's body runs
 // once; every caller gets its key's value.
 
-import { dedupeCoordinator, inspectCoordination, installCoordination, withCoordinator } from '@vega/job-coordination'
-import { createRuntime, inspect, run } from '@vega/job-core'
 import { QueryClient } from '@tanstack/query-core'
+import {
+  dedupeCoordinator,
+  inspectCoordination,
+  installCoordination,
+  withCoordinator,
+} from '@vega/job-coordination'
+import { createRuntime, inspect, run } from '@vega/job-core'
 import { check } from './harness.mjs'
 
 export const KEYS = 1_000
-const valueOf = (k) => k * 3 + 1
+const valueForKey = (k) => k * 3 + 1
 
 const counters = { bodies: 0 }
 const load = (k) => {
   counters.bodies++
-  return Promise.resolve(valueOf(k))
+  return Promise.resolve(valueForKey(k))
 }
 
 /** The lower bound: a Map of in-flight promises, deleted when they settle. */
@@ -108,15 +113,17 @@ export default {
       },
     },
   ],
-  verify(peer, result, n) {
+  verify(_peer, result, n) {
     const keys = Math.min(KEYS, n)
     check(result.bodies === keys, `${result.bodies} bodies ran, expected ${keys} (one per key)`)
     check(result.open === keys, `${result.open} keys in flight after the burst, expected ${keys}`)
     check(result.values.length === n, `${result.values.length} results, expected ${n}`)
     for (let i = 0; i < n; i++) {
-      if (result.values[i] !== valueOf(i % KEYS)) check(false, `caller ${i} got ${result.values[i]}`)
+      if (result.values[i] !== valueForKey(i % KEYS))
+        check(false, `caller ${i} got ${result.values[i]}`)
     }
-    if (result.left !== undefined) check(result.left() === 0, `${result.left()} keys left after settle`)
+    if (result.left !== undefined)
+      check(result.left() === 0, `${result.left()} keys left after settle`)
     if (result.runtime !== undefined) {
       const c = inspectCoordination(result.runtime)
       const { sizes } = inspect(result.runtime)

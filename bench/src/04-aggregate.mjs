@@ -150,7 +150,10 @@ const starters = {
     return {
       push: (list) => {
         for (const m of list) {
-          run(runtime, withAggregate(() => handle(m), { aggregate: 'sales.Order', id: m.aggregateId.id }))
+          run(
+            runtime,
+            withAggregate(() => handle(m), { aggregate: 'sales.Order', id: m.aggregateId.id }),
+          )
         }
       },
       drain: async () => {
@@ -180,10 +183,13 @@ export default {
       return peer.drain()
     },
   })),
-  verify(peer, result, n) {
+  verify(_peer, result, n) {
     const ids = Math.min(IDS, n)
     check(state.handled === n, `${state.handled} messages handled, expected ${n}`)
-    check(state.outOfOrder === 0, `${state.outOfOrder} messages out of order within their aggregate`)
+    check(
+      state.outOfOrder === 0,
+      `${state.outOfOrder} messages out of order within their aggregate`,
+    )
     for (let idx = 0; idx < ids; idx++) {
       const expected = Math.floor((n - 1 - idx) / ids)
       if (state.last[idx] !== expected) {
@@ -194,10 +200,7 @@ export default {
       check(result.activeGroups === 0, `${result.activeGroups} group queues left after the drain`)
     }
     if (result.report !== undefined) {
-      check(
-        result.report.errors.length === 0,
-        `shutdown reported errors: ${result.report.errors}`,
-      )
+      check(result.report.errors.length === 0, `shutdown reported errors: ${result.report.errors}`)
     }
   },
   checks: [

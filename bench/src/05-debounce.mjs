@@ -8,9 +8,9 @@
 // the middle of a synchronous burst, so the outcome is deterministic anyway;
 // the 1 ms window adds ~1 ms of idle wait to every peer's time.
 
+import { performance } from 'node:perf_hooks'
 import { AsyncDebouncer } from '@tanstack/pacer'
 import { createRuntime, debounce, inspect, run, withShaper } from '@vega/job-core'
-import { performance } from 'node:perf_hooks'
 import { check } from './harness.mjs'
 
 const KEYS = 1_000
@@ -74,7 +74,14 @@ function createLazyDebounce(ms, fn) {
   const call = (key, arg) => {
     let window = windows.get(key)
     if (window === undefined) {
-      window = { timer: undefined, due: 0, arg, promise: undefined, resolve: undefined, reject: undefined }
+      window = {
+        timer: undefined,
+        due: 0,
+        arg,
+        promise: undefined,
+        resolve: undefined,
+        reject: undefined,
+      }
       window.promise = new Promise((resolve, reject) => {
         window.resolve = resolve
         window.reject = reject
@@ -111,7 +118,11 @@ export default {
         const call = createDebounce(WAIT_MS, body)
         const promises = new Array(n)
         for (let i = 0; i < n; i++) promises[i] = call(i % KEYS, i)
-        return finish(promises, { open: call.size(), left: () => call.size(), survivorsOnly: false })
+        return finish(promises, {
+          open: call.size(),
+          left: () => call.size(),
+          survivorsOnly: false,
+        })
       },
     },
     {
@@ -122,7 +133,11 @@ export default {
         const call = createLazyDebounce(WAIT_MS, body)
         const promises = new Array(n)
         for (let i = 0; i < n; i++) promises[i] = call(i % KEYS, i)
-        return finish(promises, { open: call.size(), left: () => call.size(), survivorsOnly: false })
+        return finish(promises, {
+          open: call.size(),
+          left: () => call.size(),
+          survivorsOnly: false,
+        })
       },
     },
     {
@@ -154,13 +169,16 @@ export default {
         const promises = new Array(n)
         for (let i = 0; i < n; i++) {
           const k = i % KEYS
-          promises[i] = run(runtime, withShaper(() => body(k, i), shaper, { key: k })).promise
+          promises[i] = run(
+            runtime,
+            withShaper(() => body(k, i), shaper, { key: k }),
+          ).promise
         }
         return finish(promises, { survivorsOnly: false, runtime })
       },
     },
   ],
-  verify(peer, result, n) {
+  verify(_peer, result, n) {
     const keys = Math.min(KEYS, n)
     const lastOf = (k) => n - 1 - ((n - 1 - k) % keys)
     check(result.startedInBurst === 0, `${result.startedInBurst} bodies ran during the burst`)
@@ -169,14 +187,17 @@ export default {
     }
     check(result.bodies === keys, `${result.bodies} bodies ran, expected ${keys} (one per key)`)
     for (let k = 0; k < keys; k++) {
-      if (result.ran[k] !== lastOf(k)) check(false, `key ${k} ran call ${result.ran[k]}, expected ${lastOf(k)}`)
+      if (result.ran[k] !== lastOf(k))
+        check(false, `key ${k} ran call ${result.ran[k]}, expected ${lastOf(k)}`)
     }
     check(result.values.length === n, `${result.values.length} results, expected ${n}`)
     for (let i = result.survivorsOnly ? n - keys : 0; i < n; i++) {
       const expected = lastOf(i % keys)
-      if (result.values[i] !== expected) check(false, `caller ${i} got ${result.values[i]}, expected ${expected}`)
+      if (result.values[i] !== expected)
+        check(false, `caller ${i} got ${result.values[i]}, expected ${expected}`)
     }
-    if (result.left !== undefined) check(result.left() === 0, `${result.left()} windows left after settle`)
+    if (result.left !== undefined)
+      check(result.left() === 0, `${result.left()} windows left after settle`)
     if (result.runtime !== undefined) {
       const { sizes } = inspect(result.runtime)
       check(

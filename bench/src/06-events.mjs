@@ -40,7 +40,8 @@ function devtoolsReceiver() {
   const receive = (batch) => {
     for (const envelope of batch) {
       if (envelope.e.type === 'session:gap') {
-        if (envelope.e.fromSeq !== seen.next) seen.broken ??= `gap from ${envelope.e.fromSeq}, expected ${seen.next}`
+        if (envelope.e.fromSeq !== seen.next)
+          seen.broken ??= `gap from ${envelope.e.fromSeq}, expected ${seen.next}`
         seen.gaps++
         seen.dropped += envelope.e.toSeq - envelope.e.fromSeq + 1
         seen.next = envelope.e.toSeq + 1
@@ -101,7 +102,7 @@ export default {
         }),
     },
   ],
-  verify(peer, result, n) {
+  verify(_peer, result, n) {
     check(result.bodies === n, `${result.bodies} bodies ran, expected ${n}`)
     check(result.values.length === n, `${result.values.length} results, expected ${n}`)
     for (let i = 0; i < n; i++) {
@@ -121,7 +122,10 @@ export default {
       const d = result.devtools
       check(d.broken === undefined, `devtools stream broken: ${d.broken}`)
       // hello + snapshot + every runtime event, each either received or reported lost.
-      check(d.next - 1 === lastSeq + 2, `devtools covered seq 1..${d.next - 1}, expected ${lastSeq + 2}`)
+      check(
+        d.next - 1 === lastSeq + 2,
+        `devtools covered seq 1..${d.next - 1}, expected ${lastSeq + 2}`,
+      )
       check(lastSeq >= 4 * n, `only ${lastSeq} events for ${n} tasks`)
     }
   },

@@ -12,7 +12,7 @@
 //     extra?(ctx) => { metrics, checks }  // untimed measurements (heap), after the rounds
 //   }
 
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -206,7 +206,12 @@ function evaluate(spec, rows) {
   if (spec.kind === 'relative') {
     const other = row(spec.to)
     const value = round3(subject.medianMs / other.medianMs)
-    return { label: spec.label, value, limit: spec.max, met: spec.max === undefined ? null : value <= spec.max }
+    return {
+      label: spec.label,
+      value,
+      limit: spec.max,
+      met: spec.max === undefined ? null : value <= spec.max,
+    }
   }
   throw new Error(`unknown check kind ${spec.kind}`)
 }

@@ -40,7 +40,8 @@ async function main() {
   }
   const selected = options.only ?? ALL
   for (const id of selected) {
-    if (!ALL.includes(id)) throw new Error(`--only: unknown scenario "${id}"; known: ${ALL.join(', ')}`)
+    if (!ALL.includes(id))
+      throw new Error(`--only: unknown scenario "${id}"; known: ${ALL.join(', ')}`)
   }
   if (!hasGc()) {
     console.warn('warning: run with node --expose-gc; heap figures are meaningless without it')
@@ -91,8 +92,7 @@ async function main() {
     failures,
   }
   if (options.write) {
-    const out =
-      options.out ?? fileURLToPath(new URL('../results/latest.json', import.meta.url))
+    const out = options.out ?? fileURLToPath(new URL('../results/latest.json', import.meta.url))
     writeJson(out, report)
     console.log(`\nwrote ${out}`)
   }

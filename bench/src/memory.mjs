@@ -4,14 +4,19 @@
 // do not count. Sizes of internal structures (inspect) must be 0 after
 // settle: that is verified. The heap residual after settle is reported.
 
-import { dedupeCoordinator, inspectCoordination, installCoordination, withCoordinator } from '@vega/job-coordination'
+import {
+  dedupeCoordinator,
+  inspectCoordination,
+  installCoordination,
+  withCoordinator,
+} from '@vega/job-coordination'
 import { createRuntime, debounce, inspect, run, withShaper } from '@vega/job-core'
 import { AggregateDispatcher, DefaultAggregateSchedulerSupplier } from '@vega/job-scheduler'
 import pLimit from 'p-limit'
 import PQueue from 'p-queue'
+import { createSingleflight } from './03-dedupe.mjs'
 import { check, hasGc, liveHeap, quiesce, round3 } from './harness.mjs'
 import { createSemaphore } from './semaphore.mjs'
-import { createSingleflight } from './03-dedupe.mjs'
 
 const perUnit = (bytes, count) => round3(bytes / count)
 
@@ -72,7 +77,8 @@ async function checkValues(promises, expected) {
   const values = await Promise.all(promises)
   if (expected === undefined) return
   for (let i = 0; i < values.length; i++) {
-    if (values[i] !== expected(i)) check(false, `call ${i} got ${values[i]}, expected ${expected(i)}`)
+    if (values[i] !== expected(i))
+      check(false, `call ${i} got ${values[i]}, expected ${expected(i)}`)
   }
 }
 
@@ -97,8 +103,10 @@ function dedupeKeys(n) {
   const runtime = createRuntime({ plugins: [installCoordination] })
   return heapPerUnit(n, {
     call: (k) =>
-      run(runtime, withCoordinator(() => load(k), dedupeCoordinator, { key: ['item', k] }))
-        .promise,
+      run(
+        runtime,
+        withCoordinator(() => load(k), dedupeCoordinator, { key: ['item', k] }),
+      ).promise,
     expected: (k) => k,
     checkOpen: () => {
       const { keys } = inspectCoordination(runtime)
@@ -129,7 +137,11 @@ function shaperKeys(n) {
   const runtime = createRuntime()
   const shaper = debounce(1)
   return heapPerUnit(n, {
-    call: (k) => run(runtime, withShaper(() => k, shaper, { key: k })).promise,
+    call: (k) =>
+      run(
+        runtime,
+        withShaper(() => k, shaper, { key: k }),
+      ).promise,
     expected: (k) => k,
     checkOpen: () => {
       const { shaperWindows } = inspect(runtime).sizes
@@ -180,7 +192,8 @@ export default {
   id: 'memory',
   title: 'live heap per queued task and per idle key',
   size: { full: 100_000, quick: 10_000 },
-  target: 'bytes per idle key = 0 after settle (reported); internal sizes = 0 after settle (verified)',
+  target:
+    'bytes per idle key = 0 after settle (reported); internal sizes = 0 after settle (verified)',
   verify() {},
   async extra({ n }) {
     const metrics = {}

@@ -31,11 +31,15 @@ export async function measureSizes() {
     const name = JSON.parse(readFileSync(manifest, 'utf8')).name
     const entry = join(packagesDir, dir, 'dist', 'index.js')
     if (!existsSync(entry)) {
-      rows.push({ package: name, error: 'not built (pnpm turbo run build --filter=@vega/bench^...)' })
+      rows.push({
+        package: name,
+        error: 'not built (pnpm turbo run build --filter=@vega/bench^...)',
+      })
       continue
     }
     const source = readFileSync(entry, 'utf8')
-    const minified = (await transform(source, { minify: true, format: 'esm', target: 'es2022' })).code
+    const minified = (await transform(source, { minify: true, format: 'esm', target: 'es2022' }))
+      .code
     // Bundle with its @vega dependencies; anything else (none today) stays external.
     const bundled = await build({
       entryPoints: [entry],
