@@ -254,6 +254,12 @@ describe('the web lab', () => {
       expect(shown.duration).toBe('400 ms')
       expect(shown.executions).toBe('4')
       expect(shown.rows.map((r) => r.state)).toEqual(['success', 'success', 'success', 'success'])
+      // The drawn lane of #4: parked behind the others, then its own run, then the end.
+      const track = await result.locator('tr[data-call="4"] .track').getAttribute('aria-label')
+      expect(track?.replace(/\d+/g, 'N')).toBe(
+        'idle N–N ms, parked:coordinator N–N ms, queued N–N ms, running N–N ms, success at N ms',
+      )
+      expect(await result.locator('tr[data-call="4"] .segment').count()).toBe(3)
     })
   })
 
