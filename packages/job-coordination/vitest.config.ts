@@ -10,6 +10,5 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
   },
 })
