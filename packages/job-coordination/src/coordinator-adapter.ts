@@ -290,7 +290,7 @@ export function dispatchToCoordinator(
   }
   if (!isThenable(answer)) {
     if (coordination.undecided) coordination.orphan()
-    return plain(answer)
+    return answer
   }
   if (!coordination.undecided) return answer
   // Undecided with a pending answer (a parked waiter): the caller follows the
@@ -324,15 +324,6 @@ export function internalsOf(ctx: CoordinationContext, who: string): Coordination
     )
   }
   return { scope: ctx.scope, task: ctx.request.task }
-}
-
-/**
- * Core (1.0.0) takes a handler's `undefined` answer for "keep the task's own
- * promise", so a forgetful coordinator's callers would reject instead of
- * resolving to `undefined`. A resolved promise says what the protocol means.
- */
-function plain(answer: unknown): unknown {
-  return answer === undefined ? Promise.resolve(undefined) : answer
 }
 
 function isTask(value: unknown): value is Task<unknown> {

@@ -224,3 +224,27 @@ describe('plugins and the dispatch seam', () => {
     expect(states).toEqual([`${task.id}:success`])
   })
 })
+
+describe('what the caller receives', () => {
+  it('a handler that answers undefined gives the caller undefined, even after skipping the task', async () => {
+    const tag = createTaskTag<Record<string, never>>('installUndefined')
+    const runtime = createRuntime({
+      plugins: [
+        {
+          name: 'installUndefined',
+          install: (host) =>
+            host.claim(tag, (request) => {
+              request.skip('orphaned-intent')
+              return undefined
+            }),
+        },
+      ],
+    })
+    const task = run(
+      runtime,
+      tagTaskFn(async () => 1, tag, {}),
+    )
+    expect(task.state).toBe('cancelled')
+    await expect(task.promise).resolves.toBeUndefined()
+  })
+})

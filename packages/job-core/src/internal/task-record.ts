@@ -155,7 +155,7 @@ export class TaskRecord<T> implements Task<T> {
 
   /** Makes `task.promise` follow `value` (a coordinator's answer, a shaper's survivor). */
   substituteCaller(value: unknown): void {
-    const isOwn = value === this.ownPending
+    const isOwn = this.ownPending !== undefined && value === this.ownPending
     if (!isOwn && isThenable(value)) value.then(undefined, noop)
     const held = this.heldCaller
     if (held !== undefined) {
