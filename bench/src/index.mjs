@@ -2,12 +2,6 @@
 // Exits 1 when a scenario's result verification fails (never for a missed target).
 
 import { fileURLToPath } from 'node:url'
-import tasks from './01-tasks.mjs'
-import tasksImmediate from './02-tasks-immediate.mjs'
-import dedupe from './03-dedupe.mjs'
-import aggregate from './04-aggregate.mjs'
-import debounce from './05-debounce.mjs'
-import events from './06-events.mjs'
 import {
   formatCheck,
   formatScenario,
@@ -18,17 +12,38 @@ import {
   runScenario,
   writeJson,
 } from './harness.mjs'
-import memory from './memory.mjs'
-import { measureSizes } from './sizes.mjs'
 
-const SCENARIOS = [tasks, tasksImmediate, dedupe, aggregate, debounce, events, memory]
-const ALL = [...SCENARIOS.map((s) => s.id), 'sizes']
+// Loaded on demand, so `--help` and `--only` need only what they run.
+const SCENARIOS = [
+  ['tasks', './01-tasks.mjs'],
+  ['tasks-immediate', './02-tasks-immediate.mjs'],
+  ['dedupe', './03-dedupe.mjs'],
+  ['aggregate', './04-aggregate.mjs'],
+  ['debounce', './05-debounce.mjs'],
+  ['events', './06-events.mjs'],
+  ['memory', './memory.mjs'],
+]
+const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']
+
+async function load(file) {
+  try {
+    return (await import(file)).default
+  } catch (error) {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND' && /@vega[\\/]/.test(error.message)) {
+      throw new Error(
+        `${error.message}\nBuild the measured packages first: pnpm turbo run build --filter=@vega/bench^...`,
+      )
+    }
+    throw error
+  }
+}
 
 const HELP = `usage: pnpm --filter @vega/bench bench [-- options]
   --quick          smaller N, 1 warm-up + 3 rounds (a smoke run)
   --only a,b       run only these: ${ALL.join(', ')}
   --rounds N       measured rounds per scenario (default 7, quick 3)
   --warmup N       warm-up rounds per scenario (default 2, quick 1)
+  --budget S       seconds per scenario after which no round is added (≥ 3 rounds; default 240, quick 20)
   --no-write       do not write the JSON file
   --out file       JSON path (default bench/results/latest.json)`
 
@@ -54,21 +69,23 @@ async function main() {
   console.log('ratios are medians relative to the lower bound measured in the same run\n')
   const results = []
   const failures = []
-  for (const scenario of SCENARIOS) {
-    if (!selected.includes(scenario.id)) continue
-    log(`running ${scenario.id} …`)
+  for (const [id, file] of SCENARIOS) {
+    if (!selected.includes(id)) continue
+    log(`running ${id} …`)
     try {
+      const scenario = await load(file)
       const result = await runScenario(scenario, options, log)
       results.push(result)
       console.log(`${formatScenario(result)}\n`)
     } catch (error) {
-      failures.push({ scenario: scenario.id, error: String(error?.stack ?? error) })
-      console.log(`${scenario.id}: FAILED — ${error?.message ?? error}\n`)
+      failures.push({ scenario: id, error: String(error?.stack ?? error) })
+      console.log(`${id}: FAILED — ${error?.message ?? error}\n`)
     }
   }
   let sizes
   if (selected.includes('sizes')) {
     try {
+      const { measureSizes } = await import('./sizes.mjs')
       sizes = await measureSizes()
       console.log(`${formatSizes(sizes)}\n`)
     } catch (error) {
