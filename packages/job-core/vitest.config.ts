@@ -7,5 +7,8 @@ export default defineConfig({
   define: { __PACKAGE_VERSION__: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],
+    // Generous limits: CI shares two cores between packages; no test asserts speed.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 })
