@@ -18,12 +18,8 @@ export interface TaskSnapshot {
   readonly key: string | undefined
   readonly attempt: number
   readonly parentId: number | undefined
-  /**
-   * Clock time at which the task entered its current state; `undefined` if
-   * nobody was subscribed at that moment (the kernel reads the clock only for
-   * observed transitions).
-   */
-  readonly since: number | undefined
+  /** Clock time at which the task entered its current state. */
+  readonly since: number
 }
 
 /**

@@ -42,8 +42,8 @@ export class TaskRecord<T> implements Task<T> {
   readonly parentId: number | undefined
   readonly key: string | undefined
   state: TaskState = 'idle'
-  /** Clock time of the last transition; read only while someone listens, to keep the clock off the hot path. */
-  since: number | undefined
+  /** Clock time of the last transition (devtools snapshots show how long a task has waited). */
+  since: number
   cancelReason: CancelReason | undefined
   cancelledBy: number | undefined
   attempt = 0
@@ -101,7 +101,7 @@ export class TaskRecord<T> implements Task<T> {
     const bindings = readBindings(taskFn as TaskFn<unknown>)
     this.body = (bindings?.raw ?? taskFn) as TaskFn<T>
     this.key = bindings ? keyOf(bindings.entries) : undefined
-    this.since = runtime.bus.active ? runtime.clock.now() : undefined
+    this.since = runtime.clock.now()
   }
 
   // ── the caller's view ────────────────────────────────────────────────
@@ -552,8 +552,8 @@ export class TaskRecord<T> implements Task<T> {
     }
     this.state = to
     const runtime = this.runtime
+    this.since = runtime.clock.now()
     if (runtime.bus.active) {
-      this.since = runtime.clock.now()
       runtime.bus.emit({
         type: 'task:transition',
         taskId: this.id,
@@ -562,8 +562,6 @@ export class TaskRecord<T> implements Task<T> {
         attempt: this.attempt,
         ...extra,
       })
-    } else {
-      this.since = undefined
     }
   }
 }
