@@ -50,6 +50,7 @@ export function parseArgs(argv) {
       if (next === undefined) throw new Error(`${arg} needs a value`)
       return next
     }
+    if (arg === '--') continue // pnpm passes it through
     if (arg === '--quick') options.quick = true
     else if (arg === '--only') options.only = value().split(',')
     else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',')
