@@ -59,23 +59,33 @@ export function checkBoundaries(root) {
         .map(([name]) => name),
     )
     if (isCore && Object.keys(manifest.dependencies ?? {}).length > 0) {
-      problems.push(`@vega/job-core must have zero runtime dependencies, found: ${Object.keys(manifest.dependencies).join(', ')}`)
+      problems.push(
+        `@vega/job-core must have zero runtime dependencies, found: ${Object.keys(manifest.dependencies).join(', ')}`,
+      )
     }
     for (const file of walk(join(dir, 'src'))) {
       const where = relative(root, file)
       for (const { specifier, typeOnly } of importsOf(file)) {
         if (specifier.startsWith('.')) {
           const target = resolve(dirname(file), specifier)
-          if (!target.startsWith(dir + sep)) problems.push(`${where}: relative import '${specifier}' leaves its package`)
+          if (!target.startsWith(dir + sep))
+            problems.push(`${where}: relative import '${specifier}' leaves its package`)
           continue
         }
-        const sibling = [...names].find((name) => specifier === name || specifier.startsWith(`${name}/`))
+        const sibling = [...names].find(
+          (name) => specifier === name || specifier.startsWith(`${name}/`),
+        )
         if (sibling === undefined) continue
-        if (isCore) problems.push(`${where}: @vega/job-core imports no sibling, found '${specifier}'`)
-        if (specifier !== sibling) problems.push(`${where}: deep import '${specifier}'; use the public entry '${sibling}'`)
-        if (!declared.has(sibling)) problems.push(`${where}: imports ${sibling} without declaring it in package.json`)
+        if (isCore)
+          problems.push(`${where}: @vega/job-core imports no sibling, found '${specifier}'`)
+        if (specifier !== sibling)
+          problems.push(`${where}: deep import '${specifier}'; use the public entry '${sibling}'`)
+        if (!declared.has(sibling))
+          problems.push(`${where}: imports ${sibling} without declaring it in package.json`)
         if (optionalPeers.has(sibling) && !typeOnly) {
-          problems.push(`${where}: ${sibling} is an optional peer, so import it with 'import type' only`)
+          problems.push(
+            `${where}: ${sibling} is an optional peer, so import it with 'import type' only`,
+          )
         }
       }
     }
@@ -85,7 +95,8 @@ export function checkBoundaries(root) {
     const where = relative(root, file)
     for (const { specifier } of importsOf(file)) {
       const sibling = [...names].find((name) => specifier.startsWith(`${name}/`))
-      if (sibling !== undefined) problems.push(`${where}: deep import '${specifier}'; use the public entry '${sibling}'`)
+      if (sibling !== undefined)
+        problems.push(`${where}: deep import '${specifier}'; use the public entry '${sibling}'`)
       if (specifier.startsWith('.') && /packages[\\/]/.test(resolve(dirname(file), specifier))) {
         problems.push(`${where}: reaches into packages/ by path; import the package by name`)
       }

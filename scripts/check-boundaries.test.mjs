@@ -16,7 +16,10 @@ function tree(files) {
 }
 
 const core = { name: '@vega/job-core' }
-const coordination = { name: '@vega/job-coordination', peerDependencies: { '@vega/job-core': '^1.0.0' } }
+const coordination = {
+  name: '@vega/job-coordination',
+  peerDependencies: { '@vega/job-core': '^1.0.0' },
+}
 const devtools = {
   name: '@vega/job-devtools-protocol',
   peerDependencies: { '@vega/job-core': '^1.0.0' },
@@ -30,7 +33,8 @@ test('a clean tree passes', () => {
     'packages/job-coordination/package.json': coordination,
     'packages/job-coordination/src/index.ts': "import { run } from '@vega/job-core'\n",
     'packages/job-devtools-protocol/package.json': devtools,
-    'packages/job-devtools-protocol/src/index.ts': "import type { Runtime } from '@vega/job-core'\n",
+    'packages/job-devtools-protocol/src/index.ts':
+      "import type { Runtime } from '@vega/job-core'\n",
   })
   assert.deepEqual(checkBoundaries(root), [])
   rmSync(root, { recursive: true })

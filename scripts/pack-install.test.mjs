@@ -33,17 +33,31 @@ after(() => rmSync(packs, { recursive: true, force: true }))
 function consumer(dirs, esm, cjs) {
   const project = mkdtempSync(join(tmpdir(), 'vega-consumer-'))
   try {
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }))
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true }),
+    )
     execFileSync(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--offline', '--no-package-lock', ...dirs.map(tarball)],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--offline',
+        '--no-package-lock',
+        ...dirs.map(tarball),
+      ],
       { cwd: project, stdio: 'pipe' },
     )
     writeFileSync(join(project, 'check.mjs'), esm)
     writeFileSync(join(project, 'check.cjs'), cjs)
     const fromEsm = execFileSync('node', ['check.mjs'], { cwd: project, encoding: 'utf8' }).trim()
     const fromCjs = execFileSync('node', ['check.cjs'], { cwd: project, encoding: 'utf8' }).trim()
-    return { fromEsm, fromCjs, installed: readdirSync(join(project, 'node_modules', '@vega')).sort() }
+    return {
+      fromEsm,
+      fromCjs,
+      installed: readdirSync(join(project, 'node_modules', '@vega')).sort(),
+    }
   } finally {
     rmSync(project, { recursive: true, force: true })
   }

@@ -1,7 +1,15 @@
 // A tour of the kernel on a real runtime with real timers: concurrency and
 // priority, cancellation with an honest slot, retry with a timeout, and a
 // drained shutdown. Every line printed comes from the event bus or a promise.
-import { createRuntime, inspect, isCancelledError, run, settle, shutdown, subscribe } from '@vega/job-core'
+import {
+  createRuntime,
+  inspect,
+  isCancelledError,
+  run,
+  settle,
+  shutdown,
+  subscribe,
+} from '@vega/job-core'
 
 const runtime = createRuntime({ name: 'tour', concurrency: 2 })
 const started = Date.now()
@@ -12,7 +20,9 @@ subscribe(runtime, (event) => {
     const why = event.reason ? ` (${event.reason})` : ''
     console.log(`${t()}  #${event.taskId} ${event.from} → ${event.to}${why}`)
   } else if (event.type === 'task:retry') {
-    console.log(`${t()}  #${event.taskId} attempt ${event.attempt} failed, retrying in ${event.delay} ms`)
+    console.log(
+      `${t()}  #${event.taskId} attempt ${event.attempt} failed, retrying in ${event.delay} ms`,
+    )
   } else if (event.type === 'task:exited') {
     console.log(`${t()}  #${event.taskId} body exited after its task or attempt had already ended`)
   }
