@@ -180,7 +180,7 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       state = reduceAll(batch, state)
       update()
     }),
-    { core: { subscribe, inspect }, flushMs: 16, sessionId, wire: { stack: false } },
+    { flushMs: 16, sessionId, wire: { stack: false } },
   )
 
   const events: RuntimeEvent[] = []

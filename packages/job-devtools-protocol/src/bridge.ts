@@ -1,7 +1,6 @@
-import type { Clock, Runtime, RuntimeInspection, RuntimeListener } from '@vega/job-core'
+import type { Clock, Runtime, RuntimeInspection, RuntimeInspector } from '@vega/job-core'
 import { isControlMessage } from './control-message.js'
 import type { Envelope, EnvelopeSource } from './envelope.js'
-import { PACKAGE_NAME, PACKAGE_VERSION } from './internal/build-info.js'
 import { encodeEvent } from './internal/encode-event.js'
 import { RingBuffer } from './internal/ring-buffer.js'
 import type { Capability, SnapshotTask, WireEvent } from './protocol-events.js'
@@ -9,21 +8,10 @@ import type { ToWireOptions } from './to-wire.js'
 import type { Transport } from './transport.js'
 import { PROTOCOL_NAME, PROTOCOL_VERSION } from './version.js'
 
-/**
- * The two functions of `@vega/job-core` the bridge calls. They are passed in
- * rather than imported, so this package has no run-time dependency on core
- * (core stays an optional, type-only peer) and works with any copy of it.
- *
- * @example
- * ```ts
- * import { inspect, subscribe } from '@vega/job-core'
- * const core: CoreAccess = { subscribe, inspect }
- * ```
- */
-export interface CoreAccess {
-  subscribe(runtime: Runtime, listener: RuntimeListener): () => void
-  inspect(runtime: Runtime): Pick<RuntimeInspection, 'tasks'>
-}
+// The string behind core's `Symbol.for(RUNTIME_INSPECTOR_KEY)`. Reading the
+// runtime through this registry symbol keeps core a type-only, optional peer:
+// the bridge works with whichever copy of core created the runtime.
+const INSPECTOR = Symbol.for('@vega/job-core/inspector')
 
 /**
  * One task-data field the bridge found on an event (`input`, `inputs`,
@@ -60,12 +48,10 @@ export type SanitizeHook = (payload: TaskPayload) => unknown
  *
  * @example
  * ```ts
- * const options: ConnectDevtoolsOptions = { core: { subscribe, inspect }, flushMs: 50, bufferSize: 500 }
+ * const options: ConnectDevtoolsOptions = { flushMs: 50, bufferSize: 500 }
  * ```
  */
 export interface ConnectDevtoolsOptions {
-  /** `subscribe` and `inspect` from `@vega/job-core`. */
-  readonly core: CoreAccess
   /** Batching delay in ms; `0` sends each envelope as it happens. Default 16. */
   readonly flushMs?: number
   /** Envelopes held between flushes; past it the oldest are dropped and a `session:gap` says so. Default 1000. */
@@ -74,9 +60,9 @@ export interface ConnectDevtoolsOptions {
   readonly sanitize?: SanitizeHook
   /** The session id; default a random UUID. Fix it for reproducible recordings. */
   readonly sessionId?: string
-  /** Where `ts` and the flush timer come from; default `Date.now` and the platform timers. Pass the runtime's clock for fake time. */
+  /** Where `ts` and the flush timer come from; default: `ts` from the runtime's clock, the platform's timers for flushing. */
   readonly clock?: Clock
-  /** `src.lib` of every envelope; default `'@vega/job-devtools-protocol@<version>'`. */
+  /** `src.lib` of every envelope; default the runtime's core, `'@vega/job-core@<version>'`. */
   readonly lib?: string
   /** Limits for encoding errors and values; `{ stack: false }` makes recordings machine-independent. */
   readonly wire?: ToWireOptions
@@ -91,7 +77,7 @@ export interface ConnectDevtoolsOptions {
  *
  * @example
  * ```ts
- * const disconnect: Disconnect = connectDevtools(runtime, transport, { core })
+ * const disconnect: Disconnect = connectDevtools(runtime, transport)
  * disconnect()
  * ```
  */
@@ -119,7 +105,7 @@ const platformClock: Clock = {
  *
  * @example
  * ```ts
- * import { createRuntime, inspect, run, subscribe } from '@vega/job-core'
+ * import { createRuntime, run } from '@vega/job-core'
  * import { connectDevtools, createInProcessTransport, initialState, lanes, reduceAll } from '@vega/job-devtools-protocol'
  *
  * const runtime = createRuntime({ name: 'app' })
@@ -127,7 +113,7 @@ const platformClock: Clock = {
  * const disconnect = connectDevtools(
  *   runtime,
  *   createInProcessTransport((batch) => { state = reduceAll(batch, state) }),
- *   { core: { subscribe, inspect }, flushMs: 0, sessionId: 'app-1' },
+ *   { flushMs: 0, sessionId: 'app-1' },
  * )
  * await run(runtime, async () => 42)
  * console.log(lanes(state, 'app-1'))
@@ -137,11 +123,11 @@ const platformClock: Clock = {
 export function connectDevtools(
   runtime: Runtime,
   transport: Transport,
-  options: ConnectDevtoolsOptions,
+  options: ConnectDevtoolsOptions = {},
 ): Disconnect {
-  validate(runtime, transport, options)
-  const core = options.core
+  const inspector = validate(runtime, transport, options)
   const clock = options.clock ?? platformClock
+  const now = options.clock === undefined ? () => inspector.now() : () => clock.now()
   const flushMs = options.flushMs ?? DEFAULT_FLUSH_MS
   const onError = options.onError ?? ((error: unknown) => console.error('[devtools]', error))
   const wire: ToWireOptions = options.wire ?? {}
@@ -149,7 +135,7 @@ export function connectDevtools(
   const sid = options.sessionId ?? randomSessionId()
   const src: EnvelopeSource = {
     runtime: String(runtime.name),
-    lib: options.lib ?? `${PACKAGE_NAME}@${PACKAGE_VERSION}`,
+    lib: options.lib ?? inspector.lib,
   }
   const buffer = new RingBuffer<Envelope>(options.bufferSize ?? DEFAULT_BUFFER_SIZE)
 
@@ -165,7 +151,7 @@ export function connectDevtools(
     v: PROTOCOL_VERSION.major,
     sid,
     seq: at,
-    ts: clock.now(),
+    ts: now(),
     src,
     e,
   })
@@ -233,7 +219,7 @@ export function connectDevtools(
   const snapshot = (): boolean => {
     let tasks: readonly SnapshotTask[]
     try {
-      tasks = core.inspect(runtime).tasks.map(toSnapshotTask)
+      tasks = inspector.inspect().tasks.map(toSnapshotTask)
     } catch (error) {
       onError(error)
       return false
@@ -249,9 +235,9 @@ export function connectDevtools(
   enqueue({ type: 'session:hello', minor: PROTOCOL_VERSION.minor, capabilities })
   // Built from the runtime, not from history; no event can slip in between
   // this snapshot and the subscription below, both are synchronous.
-  const initialTasks = core.inspect(runtime).tasks.map(toSnapshotTask)
+  const initialTasks = inspector.inspect().tasks.map(toSnapshotTask)
   enqueue({ type: 'session:snapshot', upToSeq: seq, tasks: initialTasks })
-  const unsubscribe = core.subscribe(runtime, (event) => {
+  const unsubscribe = inspector.subscribe((event) => {
     enqueue(encodeEvent(event as unknown as { type: string }, context))
     schedule()
   })
@@ -285,10 +271,14 @@ function toSnapshotTask(task: RuntimeInspection['tasks'][number]): SnapshotTask 
   return out
 }
 
-function validate(runtime: unknown, transport: unknown, options: unknown): void {
-  if (typeof runtime !== 'object' || runtime === null) {
+function validate(runtime: unknown, transport: unknown, options: unknown): RuntimeInspector {
+  const inspector =
+    typeof runtime === 'object' && runtime !== null
+      ? (runtime as { [INSPECTOR]?: RuntimeInspector })[INSPECTOR]
+      : undefined
+  if (inspector === undefined || typeof inspector.subscribe !== 'function') {
     throw new TypeError(
-      'connectDevtools(runtime, …): runtime must be a runtime from createRuntime().',
+      'connectDevtools(runtime, …): runtime must be a runtime from createRuntime() of @vega/job-core ≥ 1.0.',
     )
   }
   if (
@@ -301,21 +291,9 @@ function validate(runtime: unknown, transport: unknown, options: unknown): void 
     )
   }
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(
-      'connectDevtools(runtime, transport, options): options must be an object with `core: { subscribe, inspect }` from @vega/job-core.',
-    )
+    throw new TypeError('connectDevtools(runtime, transport, options): options must be an object.')
   }
   const o = options as ConnectDevtoolsOptions
-  if (
-    typeof o.core !== 'object' ||
-    o.core === null ||
-    typeof o.core.subscribe !== 'function' ||
-    typeof o.core.inspect !== 'function'
-  ) {
-    throw new TypeError(
-      "connectDevtools: options.core must be { subscribe, inspect } from '@vega/job-core' (import { subscribe, inspect } from '@vega/job-core').",
-    )
-  }
   if (
     o.flushMs !== undefined &&
     !(typeof o.flushMs === 'number' && Number.isFinite(o.flushMs) && o.flushMs >= 0)
@@ -353,6 +331,7 @@ function validate(runtime: unknown, transport: unknown, options: unknown): void 
       'connectDevtools: options.clock must have now, setTimeout and clearTimeout.',
     )
   }
+  return inspector
 }
 
 function randomSessionId(): string {

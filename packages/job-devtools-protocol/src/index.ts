@@ -1,6 +1,5 @@
 export {
   type ConnectDevtoolsOptions,
-  type CoreAccess,
   connectDevtools,
   type Disconnect,
   type SanitizeHook,

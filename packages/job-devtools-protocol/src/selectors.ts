@@ -219,7 +219,7 @@ function toLane(task: TaskTimeline): Lane {
           kind: 'queued',
           seq: entry.seq,
           ts: entry.ts,
-          text: `${entry.coordinator}: queued behind ${entry.position}`,
+          text: `${entry.coordinator}: queued, ${entry.position} ahead`,
         })
         break
       case 'orphaned-intent':

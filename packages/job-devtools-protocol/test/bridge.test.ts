@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import {
   createRuntime,
   createTestClock,
@@ -6,7 +5,7 @@ import {
   inspect,
   run,
   settle,
-  subscribe,
+  VERSION,
 } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import {
@@ -20,18 +19,12 @@ import {
   type Transport,
 } from '../src/index.js'
 
-const core = { subscribe, inspect }
-const { version } = JSON.parse(
-  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
-) as { version: string }
-
 function setup(options: Partial<ConnectDevtoolsOptions> = {}) {
   const clock = createTestClock({ now: 0 })
   const runtime = createRuntime({ clock, name: 'bridge-test' })
   const batches: Envelope[][] = []
   const transport = createInProcessTransport((batch) => batches.push([...batch]))
   const disconnect = connectDevtools(runtime, transport, {
-    core,
     clock,
     sessionId: 'sid-1',
     flushMs: 0,
@@ -56,7 +49,7 @@ describe('connectDevtools', () => {
     const disconnect = connectDevtools(
       runtime,
       createInProcessTransport((batch) => received.push(...batch)),
-      { core, clock, sessionId: 's', flushMs: 0 },
+      { clock, sessionId: 's', flushMs: 0 },
     )
     expect(received.map((e) => e.e.type)).toEqual(['session:hello', 'session:snapshot'])
     expect(received[0]).toEqual({
@@ -65,7 +58,7 @@ describe('connectDevtools', () => {
       sid: 's',
       seq: 1,
       ts: 1_010,
-      src: { runtime: 'app', lib: `@vega/job-devtools-protocol@${version}` },
+      src: { runtime: 'app', lib: `@vega/job-core@${VERSION}` },
       e: { type: 'session:hello', minor: 0, capabilities: ['request-snapshot', 'stacks'] },
     })
     expect(received[1]?.e).toEqual({
@@ -144,7 +137,7 @@ describe('connectDevtools', () => {
         transport.post({ type: 'request-snapshot' })
       }
     })
-    const disconnect = connectDevtools(runtime, transport, { core, clock, flushMs: 0 })
+    const disconnect = connectDevtools(runtime, transport, { clock, flushMs: 0 })
     expect(received.map((e) => e.e.type)).toEqual([
       'session:hello',
       'session:snapshot',
@@ -242,7 +235,6 @@ describe('connectDevtools', () => {
       },
     }
     const disconnect = connectDevtools(runtime, transport, {
-      core,
       clock,
       flushMs: 0,
       onError: (error) => errors.push(error),
@@ -275,17 +267,15 @@ describe('connectDevtools', () => {
   it('rejects bad arguments early', () => {
     const runtime = createRuntime()
     const transport = createInProcessTransport(() => {})
-    expect(() => connectDevtools(runtime, {} as never, { core })).toThrow(TypeError)
-    expect(() => connectDevtools(runtime, transport, undefined as never)).toThrow(
-      /options.core|options must/,
+    expect(() => connectDevtools(runtime, {} as never)).toThrow(TypeError)
+    expect(() => connectDevtools(runtime, transport, null as never)).toThrow(/options must/)
+    expect(() => connectDevtools({ name: 'look-alike' } as never, transport)).toThrow(
+      /runtime from createRuntime\(\)/,
     )
-    expect(() => connectDevtools(runtime, transport, { core: {} as never })).toThrow(
-      /subscribe, inspect/,
-    )
-    expect(() => connectDevtools(runtime, transport, { core, flushMs: -1 })).toThrow(RangeError)
-    expect(() => connectDevtools(runtime, transport, { core, bufferSize: 0 })).toThrow(RangeError)
-    expect(() => connectDevtools(runtime, transport, { core, sessionId: '' })).toThrow(TypeError)
-    expect(() => connectDevtools(null as never, transport, { core })).toThrow(TypeError)
+    expect(() => connectDevtools(runtime, transport, { flushMs: -1 })).toThrow(RangeError)
+    expect(() => connectDevtools(runtime, transport, { bufferSize: 0 })).toThrow(RangeError)
+    expect(() => connectDevtools(runtime, transport, { sessionId: '' })).toThrow(TypeError)
+    expect(() => connectDevtools(null as never, transport)).toThrow(TypeError)
     expect(inspect(runtime).sizes.listeners).toBe(0)
   })
 
@@ -296,7 +286,7 @@ describe('connectDevtools', () => {
       const disconnect = connectDevtools(
         runtime,
         createInProcessTransport((batch) => sids.add(batch[0]?.sid ?? '')),
-        { core, flushMs: 0 },
+        { flushMs: 0 },
       )
       disconnect()
     }

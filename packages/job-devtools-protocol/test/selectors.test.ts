@@ -108,7 +108,7 @@ describe('lanes', () => {
     expect(lanes(state, 's1')[1]?.marks.map((m) => m.text)).toEqual([
       'dedupe: reuses #1',
       'restart: cancelled #1',
-      'serialize: queued behind 2',
+      'serialize: queued, 2 ahead',
       'forgetful: decided nothing',
       'ended unobserved',
     ])

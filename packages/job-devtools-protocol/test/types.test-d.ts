@@ -1,8 +1,5 @@
-import * as core from '@vega/job-core'
-import { inspect, subscribe } from '@vega/job-core'
 import { describe, expectTypeOf, it } from 'vitest'
 import {
-  type CoreAccess,
   type Envelope,
   isProtocolEvent,
   type PROTOCOL_EVENT_TYPES,
@@ -13,11 +10,6 @@ import {
 } from '../src/index.js'
 
 describe('types', () => {
-  it('accepts core’s own subscribe and inspect, and the core namespace', () => {
-    expectTypeOf({ subscribe, inspect }).toExtend<CoreAccess>()
-    expectTypeOf(core).toExtend<CoreAccess>()
-  })
-
   it('lists every ProtocolEvent type in PROTOCOL_EVENT_TYPES', () => {
     type Listed = (typeof PROTOCOL_EVENT_TYPES)[number]
     expectTypeOf<ProtocolEvent['type']>().toEqualTypeOf<Listed>()

@@ -15,12 +15,10 @@ import {
 import {
   createRuntime,
   createTestClock,
-  inspect,
   type Plugin,
   type Runtime,
   run,
   settle,
-  subscribe,
   type Task,
   type TaskFn,
   type TestClock,
@@ -81,7 +79,6 @@ function open(
     onMessage: (handler) => control.onMessage(handler),
   }
   const disconnect = connectDevtools(runtime, tee, {
-    core: { subscribe, inspect },
     clock,
     sessionId: sid,
     lib: RECORDED_LIB,
