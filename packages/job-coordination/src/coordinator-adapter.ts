@@ -81,8 +81,7 @@ class Coordination implements CoordinationContext {
     }
     this.decide('reuse', 'reuse(peer)')
     this.emit({ type: 'coordination:reuse', peerId: peer.id })
-    this.request.skip('dedupe', { cancelledBy: peer.id })
-    return peer.promise
+    return this.request.follow(peer, 'dedupe')
   }
 
   cancelPeer(peer: Task<unknown>, reason: CancelReason = 'abort'): void {

@@ -14,5 +14,5 @@ import type { Runtime } from './runtime.js'
 export function cancelAll(runtime: Runtime): void {
   const core = toCore(runtime, 'cancelAll(runtime)')
   core.backend.preCancel()
-  for (const task of [...core.live.values()]) task.cancelWith('abort')
+  for (const task of core.live.toArray()) task.cancelWith('abort')
 }

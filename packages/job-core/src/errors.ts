@@ -32,7 +32,19 @@ export class CancelledError extends Error {
     taskId: number,
     options: { cause?: unknown; cancelledBy?: number | undefined } = {},
   ) {
-    super(describeCancel(reason, taskId), 'cause' in options ? { cause: options.cause } : undefined)
+    // Capturing a stack is most of the cost of a cancellation. Only a user's
+    // abort has a useful one (where cancel() was called); merges such as
+    // dedupe or superseded are bookkeeping, and bursts of them are normal.
+    const limit = Error.stackTraceLimit
+    if (reason !== 'abort') Error.stackTraceLimit = 0
+    try {
+      super(
+        describeCancel(reason, taskId),
+        'cause' in options ? { cause: options.cause } : undefined,
+      )
+    } finally {
+      Error.stackTraceLimit = limit
+    }
     this.reason = reason
     this.taskId = taskId
     this.cancelledBy = options.cancelledBy

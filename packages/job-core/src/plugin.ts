@@ -32,6 +32,12 @@ export interface DispatchRequest<B> {
   park(): void
   /** Ends the task `cancelled` with `reason` without running it; returns a promise rejected with its `CancelledError` (already marked handled). */
   skip(reason: CancelReason, options?: { cancelledBy?: number; cause?: unknown }): Promise<never>
+  /**
+   * Merges this task into `peer`: ends it `cancelled` with `reason` (default
+   * `dedupe`) and `cancelledBy = peer.id`, and returns the peer's caller
+   * promise, so the caller gets the peer's outcome.
+   */
+  follow(peer: Task<unknown>, reason?: CancelReason): Promise<unknown>
   /** Ends the task in `error` without running it. */
   fail(error: unknown): void
   /**

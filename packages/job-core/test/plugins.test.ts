@@ -248,3 +248,63 @@ describe('what the caller receives', () => {
     await expect(task.promise).resolves.toBeUndefined()
   })
 })
+
+describe('request.follow', () => {
+  it('merges the intent into a peer: cancelled, cancelledBy the peer, the caller gets the peer’s value', async () => {
+    const tag = createTaskTag<{ leader?: boolean }>('installFollow')
+    let leader: import('../src/index.js').Task<unknown> | undefined
+    const runtime = createRuntime({
+      plugins: [
+        {
+          name: 'installFollow',
+          install: (host) =>
+            host.claim(tag, (request) => {
+              if (leader === undefined || leader.state === 'success') {
+                leader = request.task
+                return request.proceed()
+              }
+              return request.follow(leader)
+            }),
+        },
+      ],
+    })
+    const fn = tagTaskFn(async () => 'shared', tag, {})
+    const first = run(runtime, fn)
+    const second = run(runtime, fn)
+    expect(second.state).toBe('cancelled')
+    expect(second.cancelReason).toBe('dedupe')
+    expect(second.cancelledBy).toBe(first.id)
+    expect(await second).toBe('shared')
+    const outcome = await settle(second)
+    expect(outcome).toMatchObject({ status: 'cancelled', reason: 'dedupe' })
+    expect(outcome.status === 'cancelled' && outcome.error.cancelledBy).toBe(first.id)
+  })
+})
+
+describe('host.liveTasks', () => {
+  it('lists live tasks in creation order and survives tasks ending during the iteration', () => {
+    let host: import('../src/index.js').PluginHost | undefined
+    const runtime = createRuntime({
+      plugins: [
+        {
+          name: 'grab',
+          install: (h) => {
+            host = h
+          },
+        },
+      ],
+    })
+    const tasks = Array.from({ length: 6 }, () => run(runtime, () => new Promise(() => {})))
+    const seen: number[] = []
+    for (const task of host!.liveTasks()) {
+      seen.push(task.id)
+      // End this task and the next one while standing on this one.
+      task.cancel()
+      const next = tasks.find((t) => t.id === task.id + 1)
+      if (task.id % 2 === 1) next?.cancel()
+    }
+    expect(seen).toEqual([1, 3, 5].map((n) => tasks[n - 1]!.id))
+    expect([...host!.liveTasks()]).toEqual([])
+    expect(inspect(runtime).sizes.liveTasks).toBe(0)
+  })
+})

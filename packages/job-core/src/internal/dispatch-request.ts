@@ -46,6 +46,15 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     return this.record.skip(reason, options)
   }
 
+  follow(peer: Task<unknown>, reason: CancelReason = 'dedupe'): Promise<unknown> {
+    const record = this.record.runtime.recordOf(peer)
+    if (record === this.record) {
+      throw new TypeError('request.follow(peer): a task cannot follow itself; pass another task.')
+    }
+    this.record.cancelWith(reason, { cancelledBy: record.id })
+    return record.promise
+  }
+
   fail(error: unknown): void {
     this.record.failWith(error)
   }

@@ -10,6 +10,7 @@ import type { ShutdownMode } from '../shutdown.js'
 import type { Task } from '../task.js'
 import type { TaskTag } from '../task-tag.js'
 import { RuntimeEventBus } from './event-bus.js'
+import { LiveTasks } from './live-tasks.js'
 import type { ShaperWindow } from './shaping.js'
 import type { ShutdownState } from './shutdown-state.js'
 import type { TaskRecord } from './task-record.js'
@@ -29,7 +30,7 @@ export class RuntimeCore implements Runtime {
   readonly bus: RuntimeEventBus
   readonly random: () => number
   backend: Backend
-  readonly live: Map<number, TaskRecord<unknown>> = new Map()
+  readonly live: LiveTasks<TaskRecord<unknown>> = new LiveTasks()
   readonly claims: Map<TaskTag<unknown>, Claim> = new Map()
   /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
   readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>> = new Map()

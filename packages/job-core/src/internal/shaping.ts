@@ -1,8 +1,7 @@
 import type { TimerHandle } from '../clock.js'
 import type { Shaper } from '../shaper.js'
-import { readTaskTag } from '../task-tag.js'
 import type { RuntimeCore } from './runtime-core.js'
-import { shaperTag } from './shaper-tag.js'
+import { type ShaperBinding, shaperTag } from './shaper-tag.js'
 import type { TaskRecord } from './task-record.js'
 
 /** One open window of one shaper for one key in one runtime. */
@@ -17,7 +16,7 @@ export interface ShaperWindow {
 
 /** Stage 1: a shaped task is held by its window; anything else goes to dispatch. */
 export function shapeTask(task: TaskRecord<unknown>): void {
-  const binding = readTaskTag(task.taskFn, shaperTag)
+  const binding = shaperBindingOf(task)
   if (binding === undefined) {
     task.dispatch()
     return
@@ -98,4 +97,11 @@ function closeWindow(runtime: RuntimeCore, shaper: Shaper, hash: string): void {
     if (windows.size === 0) runtime.shaperWindows.delete(shaper)
   }
   trailing?.releaseFromShaper()
+}
+
+function shaperBindingOf(task: TaskRecord<unknown>): ShaperBinding | undefined {
+  const entries = task.bindings?.entries
+  if (entries === undefined) return undefined
+  for (const entry of entries) if (entry.tag === shaperTag) return entry.binding as ShaperBinding
+  return undefined
 }

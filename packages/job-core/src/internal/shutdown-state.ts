@@ -99,7 +99,7 @@ export class ShutdownState {
   }
 
   private cancelEverything(): void {
-    for (const task of [...this.runtime.live.values()]) task.cancelWith('shutdown')
+    for (const task of this.runtime.live.toArray()) task.cancelWith('shutdown')
   }
 
   private async finish(): Promise<void> {

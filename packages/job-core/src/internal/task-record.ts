@@ -1,10 +1,11 @@
 import type { BackendJob } from '../backend.js'
 import type { TimerHandle } from '../clock.js'
-import { CancelledError, IllegalStateError, PluginMissingError, TimeoutError } from '../errors.js'
+import { IllegalStateError, PluginMissingError, TimeoutError } from '../errors.js'
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, RunOptions, Task, TaskContext, TaskFn } from '../task.js'
 import { type CancelReason, isLegalTransition, type TaskState } from '../task-state.js'
-import { readBindings } from '../task-tag.js'
+import { readBindings, type TaskBindings } from '../task-tag.js'
+import { CancelledOutcome } from './cancelled-outcome.js'
 import { CORE_TAG_OWNER } from './core-tag-owner.js'
 import { DispatchRequestImpl } from './dispatch-request.js'
 import { noop } from './noop.js'
@@ -41,7 +42,11 @@ export class TaskRecord<T> implements Task<T> {
   readonly priority: number
   readonly parentId: number | undefined
   readonly key: string | undefined
+  /** The tags on the taskFn, read once at run(). */
+  readonly bindings: TaskBindings | undefined
   state: TaskState = 'idle'
+  livePrev: TaskRecord<unknown> | undefined
+  liveNext: TaskRecord<unknown> | undefined
   /** Clock time of the last transition (devtools snapshots show how long a task has waited). */
   since: number
   cancelReason: CancelReason | undefined
@@ -94,11 +99,12 @@ export class TaskRecord<T> implements Task<T> {
     this.label = options.label
     this.priority = options.priority ?? 0
     this.parentId = parent?.id
-    this.retry = resolveRetry(options.retry)
-    this.timeouts = resolveTimeouts(options.timeout)
+    this.retry = options.retry === undefined ? undefined : resolveRetry(options.retry)
+    this.timeouts = options.timeout === undefined ? undefined : resolveTimeouts(options.timeout)
     this.dependencies =
       options.dependsOn === undefined ? undefined : checkDependencies(runtime, options.dependsOn)
     const bindings = readBindings(taskFn as TaskFn<unknown>)
+    this.bindings = bindings
     this.body = (bindings?.raw ?? taskFn) as TaskFn<T>
     this.key = bindings ? keyOf(bindings.entries) : undefined
     this.since = runtime.clock.now()
@@ -231,7 +237,7 @@ export class TaskRecord<T> implements Task<T> {
 
   /** Stage 2: the dispatch seam and the loud-fail guard. */
   dispatch(): void {
-    const entries = readBindings(this.taskFn)?.entries
+    const entries = this.bindings?.entries
     if (entries === undefined) {
       this.proceed()
       this.releaseHeldCaller()
@@ -463,13 +469,13 @@ export class TaskRecord<T> implements Task<T> {
     options: { cancelledBy?: number | undefined; cause?: unknown } = {},
   ): void {
     if (this.outcome !== undefined) return
-    const error = new CancelledError(reason, this.id, options)
+    const outcome = new CancelledOutcome(reason, this.id, options)
     this.cancelReason = reason
     this.cancelledBy = options.cancelledBy
-    this.abortCurrent(error)
+    if (this.current !== undefined) this.abortCurrent(outcome.error)
     const extra: TransitionExtra =
       options.cancelledBy === undefined ? { reason } : { reason, cancelledBy: options.cancelledBy }
-    this.finish({ status: 'cancelled', reason, error }, extra)
+    this.finish(outcome, extra)
   }
 
   failWith(error: unknown): void {
@@ -495,7 +501,7 @@ export class TaskRecord<T> implements Task<T> {
     this.moveTo(outcome.status, extra)
     this.outcome = outcome
     const runtime = this.runtime
-    runtime.live.delete(this.id)
+    runtime.live.delete(this as TaskRecord<unknown>)
     if (this.totalTimer !== undefined) {
       runtime.clock.clearTimeout(this.totalTimer)
       this.totalTimer = undefined
@@ -666,7 +672,7 @@ export function startTask<T>(
   parent: TaskRecord<unknown> | undefined,
 ): Task<T> {
   const task = new TaskRecord(runtime, taskFn, options, parent)
-  runtime.live.set(task.id, task as TaskRecord<unknown>)
+  runtime.live.add(task as TaskRecord<unknown>)
   const bus = runtime.bus
   if (bus.active) {
     const created: RuntimeEventMap['task:created'] = { taskId: task.id, label: task.label }
