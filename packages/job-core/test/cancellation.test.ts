@@ -151,3 +151,23 @@ describe('cancellation', () => {
     expect(isCancelledError(new CancelledError('abort', 1))).toBe(true)
   })
 })
+
+describe('the CancelledError of a cancel', () => {
+  it('an abort carries the stack of the cancel() call; a merge builds its error only when read', async () => {
+    const { runtime } = recordedRuntime({ concurrency: 1 })
+    const hold = gate()
+    run(runtime, () => hold.promise)
+    const queued = run(runtime, () => 1)
+    function cancelFromHere() {
+      queued.cancel()
+    }
+    cancelFromHere()
+    const outcome = await settle(queued)
+    expect(outcome.status).toBe('cancelled')
+    if (outcome.status === 'cancelled') {
+      expect(outcome.error.stack).toContain('cancelFromHere')
+      expect(outcome.error).toBe(outcome.error) // built once, then the same object
+    }
+    hold.open()
+  })
+})

@@ -472,7 +472,8 @@ export class TaskRecord<T> implements Task<T> {
     const outcome = new CancelledOutcome(reason, this.id, options)
     this.cancelReason = reason
     this.cancelledBy = options.cancelledBy
-    if (this.current !== undefined) this.abortCurrent(outcome.error)
+    // An abort's stack (where cancel() was called) is worth capturing now; merges build theirs on demand.
+    if (this.current !== undefined || reason === 'abort') this.abortCurrent(outcome.error)
     const extra: TransitionExtra =
       options.cancelledBy === undefined ? { reason } : { reason, cancelledBy: options.cancelledBy }
     this.finish(outcome, extra)
