@@ -1,55 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   CancelledError,
-  createRuntime,
-  createTestClock,
   inspect,
-  isLegalTransition,
-  type RuntimeEvent,
   type RuntimeOptions,
   run,
   settle,
-  subscribe,
   type Task,
   type TaskContext,
 } from '../src/index.js'
-
-const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-const illegal: string[] = []
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-
-beforeEach(() => {
-  illegal.length = 0
-  unhandled.length = 0
-  process.on('unhandledRejection', onUnhandled)
-})
-
-afterEach(async () => {
-  await macrotask()
-  await macrotask()
-  process.off('unhandledRejection', onUnhandled)
-  expect(illegal).toEqual([])
-  expect(unhandled).toEqual([])
-})
+import { flush, recordedRuntime } from './helpers.js'
 
 function setup(options: Omit<RuntimeOptions, 'clock'> = {}) {
-  const clock = createTestClock()
-  const runtime = createRuntime({ clock, ...options })
-  const events: RuntimeEvent[] = []
-  subscribe(runtime, (event) => {
-    if (event.type === 'task:transition' && !isLegalTransition(event.from, event.to)) {
-      illegal.push(`#${event.taskId} ${event.from}>${event.to}`)
-    }
-    events.push(event)
-  })
-  const transitions = (task: Task<unknown>) =>
-    events.flatMap((e) =>
-      e.type === 'task:transition' && e.taskId === task.id
-        ? [`${e.from}>${e.to}${e.reason === undefined ? '' : `(${e.reason})`}@${e.at}`]
-        : [],
-    )
+  const { clock, runtime, events, timeline: transitions } = recordedRuntime(options)
   return { clock, runtime, events, transitions }
 }
 
@@ -119,7 +81,7 @@ describe('ctx.run: child tasks', () => {
     )
     expect(order).toEqual([parent.id, child!.id])
     // The child's body leaves at its next cancellation point (ctx.sleep rejects).
-    await macrotask()
+    await flush()
     const exited = events.filter((e) => e.type === 'task:exited')
     expect(exited).toHaveLength(1)
     expect(exited[0]).toMatchObject({ taskId: child!.id })

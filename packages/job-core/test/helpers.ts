@@ -1,4 +1,4 @@
-import { afterEach, expect } from 'vitest'
+import { afterEach, beforeEach, expect } from 'vitest'
 import {
   createRuntime,
   createTestClock,
@@ -7,15 +7,27 @@ import {
   type RuntimeEvent,
   type RuntimeOptions,
   subscribe,
+  type Task,
   type TestClock,
 } from '../src/index.js'
 
-// Listener errors are isolated by the bus, so a listener cannot fail a test by
-// throwing: illegal transitions are collected and checked after each test.
+// Every test file that imports these helpers is guarded: listener errors are
+// isolated by the bus, so illegal transitions are collected and checked after
+// each test, and so is any unhandled rejection (after two macrotasks).
 const illegal: string[] = []
-afterEach(() => {
-  const seen = illegal.splice(0)
-  expect(seen, 'illegal transitions observed on the bus').toEqual([])
+const unhandled: unknown[] = []
+const onUnhandled = (reason: unknown) => unhandled.push(reason)
+beforeEach(() => {
+  illegal.length = 0
+  unhandled.length = 0
+  process.on('unhandledRejection', onUnhandled)
+})
+afterEach(async () => {
+  await flush()
+  await flush()
+  process.off('unhandledRejection', onUnhandled)
+  expect(illegal.splice(0), 'illegal transitions observed on the bus').toEqual([])
+  expect(unhandled.splice(0), 'unhandled rejections').toEqual([])
 })
 
 /** A runtime on a test clock that records every event and checks every transition is legal. */
@@ -23,7 +35,15 @@ export function recordedRuntime(options: RuntimeOptions = {}): {
   runtime: Runtime
   clock: TestClock
   events: RuntimeEvent[]
+  /** `from>to` of one task's transitions. */
   transitions: (taskId: number) => string[]
+  /** `from>to(reason)@at` of one task's transitions. */
+  timeline: (task: Task<unknown>) => string[]
+  /** The events of one type about one task, as recorded. */
+  eventsOf: <K extends RuntimeEvent['type']>(
+    type: K,
+    task: Task<unknown>,
+  ) => Extract<RuntimeEvent, { type: K }>[]
 } {
   const clock = createTestClock()
   const runtime = createRuntime({ clock, ...options })
@@ -38,7 +58,18 @@ export function recordedRuntime(options: RuntimeOptions = {}): {
     events.flatMap((e) =>
       e.type === 'task:transition' && e.taskId === taskId ? [`${e.from}>${e.to}`] : [],
     )
-  return { runtime, clock, events, transitions }
+  const timeline = (task: Task<unknown>) =>
+    events.flatMap((e) =>
+      e.type === 'task:transition' && e.taskId === task.id
+        ? [`${e.from}>${e.to}${e.reason === undefined ? '' : `(${e.reason})`}@${e.at}`]
+        : [],
+    )
+  const eventsOf = <K extends RuntimeEvent['type']>(type: K, task: Task<unknown>) =>
+    events.filter(
+      (e): e is Extract<RuntimeEvent, { type: K }> =>
+        e.type === type && 'taskId' in e && e.taskId === task.id,
+    )
+  return { runtime, clock, events, transitions, timeline, eventsOf }
 }
 
 /** Lets every queued promise callback run. */

@@ -1,54 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   CancelledError,
-  createRuntime,
-  createTestClock,
   inspect,
-  isLegalTransition,
-  type RuntimeEvent,
   type RuntimeOptions,
   run,
   settle,
-  subscribe,
   type Task,
 } from '../src/index.js'
-
-const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-const illegal: string[] = []
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-
-beforeEach(() => {
-  illegal.length = 0
-  unhandled.length = 0
-  process.on('unhandledRejection', onUnhandled)
-})
-
-afterEach(async () => {
-  await macrotask()
-  await macrotask()
-  process.off('unhandledRejection', onUnhandled)
-  expect(illegal).toEqual([])
-  expect(unhandled).toEqual([])
-})
+import { flush, recordedRuntime } from './helpers.js'
 
 function setup(options: Omit<RuntimeOptions, 'clock'> = {}) {
-  const clock = createTestClock()
-  const runtime = createRuntime({ clock, ...options })
-  const events: RuntimeEvent[] = []
-  subscribe(runtime, (event) => {
-    if (event.type === 'task:transition' && !isLegalTransition(event.from, event.to)) {
-      illegal.push(`#${event.taskId} ${event.from}>${event.to}`)
-    }
-    events.push(event)
-  })
-  const transitions = (task: Task<unknown>) =>
-    events.flatMap((e) =>
-      e.type === 'task:transition' && e.taskId === task.id
-        ? [`${e.from}>${e.to}${e.reason === undefined ? '' : `(${e.reason})`}@${e.at}`]
-        : [],
-    )
+  const { clock, runtime, events, timeline: transitions } = recordedRuntime(options)
   const retries = (task: Task<unknown>) =>
     events.flatMap((e) =>
       e.type === 'task:retry' && e.taskId === task.id
@@ -72,7 +34,7 @@ describe('retry: attempts and the parked:retry state', () => {
     const { runtime, clock, transitions, retries } = setup({ random: () => 0.5 })
     const attempts: number[] = []
     const task = run(runtime, failing(2, attempts), { retry: 3 })
-    await macrotask()
+    await flush()
     expect(task.state).toBe('parked:retry')
     expect(task.attempt).toBe(1)
     // Default delay: 100·2^(n-1) ms scaled by random() = 0.5 → 50, then 100.
@@ -109,7 +71,7 @@ describe('retry: attempts and the parked:retry state', () => {
   it('the running → parked:retry transition carries the error and the attempt', async () => {
     const { runtime, events } = setup({ random: () => 0 })
     const task = run(runtime, failing(1), { retry: 2 })
-    await macrotask()
+    await flush()
     const toRetry = events.find((e) => e.type === 'task:transition' && e.to === 'parked:retry')
     expect(toRetry).toMatchObject({ taskId: task.id, from: 'running', attempt: 1 })
     expect(((toRetry as { error?: unknown }).error as Error).message).toBe('fail 1')
@@ -174,7 +136,7 @@ describe('retry: attempts and the parked:retry state', () => {
       },
       { retry: { attempts: 2, delay: 10 } },
     )
-    await macrotask()
+    await flush()
     const other = run(runtime, async (ctx) => {
       order.push('other')
       await ctx.sleep(100)
@@ -309,7 +271,7 @@ describe('retry: which errors are retried', () => {
     const { runtime, clock, transitions } = setup()
     const attempts: number[] = []
     const task = run(runtime, failing(5, attempts), { retry: { attempts: 5, delay: 1_000 } })
-    await macrotask()
+    await flush()
     expect(task.state).toBe('parked:retry')
     task.cancel()
     expect(task.state).toBe('cancelled')

@@ -1,63 +1,27 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   CancelledError,
-  createRuntime,
   createTaskTag,
-  createTestClock,
   debounce,
   hashKey,
   inspect,
-  isLegalTransition,
   type Plugin,
-  type RuntimeEvent,
   type RuntimeOptions,
   run,
   type Shaper,
   settle,
-  subscribe,
   type Task,
   type TaskContext,
   tagTaskFn,
   throttle,
   withShaper,
 } from '../src/index.js'
+import { flush, recordedRuntime } from './helpers.js'
 
-const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-const illegal: string[] = []
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-
-beforeEach(() => {
-  illegal.length = 0
-  unhandled.length = 0
-  process.on('unhandledRejection', onUnhandled)
-})
-
-afterEach(async () => {
-  await macrotask()
-  await macrotask()
-  process.off('unhandledRejection', onUnhandled)
-  expect(illegal).toEqual([])
-  expect(unhandled).toEqual([])
-})
+const _macrotask = flush
 
 function setup(options: Omit<RuntimeOptions, 'clock'> = {}) {
-  const clock = createTestClock()
-  const runtime = createRuntime({ clock, ...options })
-  const events: RuntimeEvent[] = []
-  subscribe(runtime, (event) => {
-    if (event.type === 'task:transition' && !isLegalTransition(event.from, event.to)) {
-      illegal.push(`#${event.taskId} ${event.from}>${event.to}`)
-    }
-    events.push(event)
-  })
-  const transitions = (task: Task<unknown>) =>
-    events.flatMap((e) =>
-      e.type === 'task:transition' && e.taskId === task.id
-        ? [`${e.from}>${e.to}${e.reason === undefined ? '' : `(${e.reason})`}@${e.at}`]
-        : [],
-    )
+  const { clock, runtime, events, timeline: transitions } = recordedRuntime(options)
   /** `[taskId, clock time]` of every body start, in order. */
   const starts: Array<[number, number]> = []
   const body = (ctx: TaskContext) => {

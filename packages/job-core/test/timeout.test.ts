@@ -1,71 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
-  createRuntime,
-  createTestClock,
   debounce,
   inspect,
-  isLegalTransition,
   isTimeoutError,
-  type RuntimeEvent,
   type RuntimeOptions,
   run,
   settle,
-  subscribe,
   type Task,
   TimeoutError,
   withShaper,
 } from '../src/index.js'
-
-const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-const illegal: string[] = []
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => unhandled.push(reason)
-
-beforeEach(() => {
-  illegal.length = 0
-  unhandled.length = 0
-  process.on('unhandledRejection', onUnhandled)
-})
-
-afterEach(async () => {
-  await macrotask()
-  await macrotask()
-  process.off('unhandledRejection', onUnhandled)
-  expect(illegal).toEqual([])
-  expect(unhandled).toEqual([])
-})
+import { flush, gate, recordedRuntime } from './helpers.js'
 
 function setup(options: Omit<RuntimeOptions, 'clock'> = {}) {
-  const clock = createTestClock()
-  const runtime = createRuntime({ clock, ...options })
-  const events: RuntimeEvent[] = []
-  subscribe(runtime, (event) => {
-    if (event.type === 'task:transition' && !isLegalTransition(event.from, event.to)) {
-      illegal.push(`#${event.taskId} ${event.from}>${event.to}`)
-    }
-    events.push(event)
-  })
-  const transitions = (task: Task<unknown>) =>
-    events.flatMap((e) =>
-      e.type === 'task:transition' && e.taskId === task.id
-        ? [`${e.from}>${e.to}${e.reason === undefined ? '' : `(${e.reason})`}@${e.at}`]
-        : [],
-    )
+  const { clock, runtime, events, timeline: transitions } = recordedRuntime(options)
   const exits = (task: Task<unknown>) =>
     events.flatMap((e) =>
       e.type === 'task:exited' && e.taskId === task.id ? [{ at: e.at, threw: e.threw }] : [],
     )
   return { clock, runtime, events, transitions, exits }
-}
-
-/** A promise and its resolvers, so a test decides when a body leaves. */
-function gate<T = void>() {
-  let open!: (value: T) => void
-  const promise = new Promise<T>((resolve) => {
-    open = resolve
-  })
-  return { promise, open }
 }
 
 async function errorOf(task: Task<unknown>): Promise<unknown> {
@@ -139,7 +92,7 @@ describe('timeout.attempt', () => {
     expect(exits(task)).toEqual([])
     await clock.advance(400)
     body.open('finally')
-    await macrotask()
+    await flush()
     expect(exits(task)).toEqual([{ at: 500, threw: undefined }])
     expect(await next).toBe('next')
     expect(inspect(runtime).sizes).toMatchObject({ runningBodies: 0, slotsInUse: 0, liveTasks: 0 })
@@ -149,7 +102,7 @@ describe('timeout.attempt', () => {
     const { runtime, clock, exits } = setup()
     const task = run(runtime, (ctx) => ctx.sleep(1_000), { timeout: { attempt: 30 } })
     await clock.advance(30)
-    await macrotask()
+    await flush()
     const all = exits(task)
     expect(all.map((e) => e.at)).toEqual([30])
     const threw = all[0]!.threw as DOMException & { cause?: unknown }
@@ -304,7 +257,7 @@ describe('timeout.total', () => {
     expect(inspect(runtime).sizes.runningBodies).toBe(1)
     expect(clock.pending).toBe(0)
     body.open()
-    await macrotask()
+    await flush()
     expect(inspect(runtime).sizes.runningBodies).toBe(0)
   })
 
