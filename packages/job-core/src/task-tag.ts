@@ -1,3 +1,4 @@
+import { BINDINGS, readBindings, type TaskBindings } from './internal/bindings.js'
 import type { TaskFn } from './task.js'
 
 /**
@@ -18,20 +19,6 @@ export interface TaskTag<B> {
   /** Phantom field carrying the binding type. */
   readonly __binding?: B
 }
-
-interface TagEntry {
-  readonly tag: TaskTag<unknown>
-  readonly binding: unknown
-}
-
-/** What a tagged taskFn carries: the undecorated function and its tags, innermost first. */
-export interface TaskBindings {
-  readonly raw: TaskFn<unknown>
-  readonly entries: readonly TagEntry[]
-}
-
-// Symbol.for: tags written by one copy of core stay readable by another.
-const BINDINGS: unique symbol = Symbol.for('@vega/job-core/bindings') as never
 
 /**
  * Creates a tag. `plugin` names the plugin value that claims it, so the
@@ -97,9 +84,4 @@ export function readTaskTag<B>(taskFn: TaskFn<unknown>, tag: TaskTag<B>): B | un
   if (entries === undefined) return undefined
   for (const entry of entries) if (entry.tag === tag) return entry.binding as B
   return undefined
-}
-
-/** @internal The kernel's view; not exported from the package entry. */
-export function readBindings(taskFn: TaskFn<unknown>): TaskBindings | undefined {
-  return (taskFn as { [BINDINGS]?: TaskBindings })[BINDINGS]
 }

@@ -4,7 +4,7 @@ import { IllegalStateError, PluginMissingError, TimeoutError } from '../errors.j
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, RunOptions, Task, TaskContext, TaskFn } from '../task.js'
 import { type CancelReason, isLegalTransition, type TaskState } from '../task-state.js'
-import { readBindings, type TaskBindings } from '../task-tag.js'
+import { readBindings, type TaskBindings } from './bindings.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import { CORE_TAG_OWNER } from './core-tag-owner.js'
 import { DispatchRequestImpl } from './dispatch-request.js'
