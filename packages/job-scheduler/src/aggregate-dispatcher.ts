@@ -6,11 +6,14 @@ import {
 import { DEFAULT_PARALLELISM, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
-import { LinkedQueue } from './internal/linked-queue.js'
+import { ExchangeQueue } from './internal/exchange-queue.js'
+import { LaneTask } from './internal/lane-task.js'
 import { type AggregateCounters, defaultNow, StatsRecorder } from './internal/stats-recorder.js'
 import { requireFunction, requireName, requirePositiveInteger } from './internal/validate.js'
 import type { LifecycleComponent } from './lifecycle.js'
 import type { NamedAggregate } from './named-aggregate.js'
+import { LaneScheduler } from './parallel-scheduler.js'
+import type { Scheduler } from './scheduler.js'
 import type { SchedulingStats } from './stats.js'
 
 /**
@@ -116,16 +119,60 @@ export interface AggregateDispatcherOptions<E extends AggregateExchange> {
   readonly now?: () => number
 }
 
-interface Entry<E> {
-  readonly exchange: E
-  readonly counters: AggregateCounters
-  readonly enqueuedAt: number
-}
+/** How a group reports the end of its exchange to its dispatcher. */
+type GroupSettled<E> = (group: Group<E>, ok: boolean, error: unknown) => void
 
-interface Group<E> {
+/**
+ * One ordering group while it holds work. A group runs one exchange at a
+ * time, so it is also the lane task of that exchange: the dispatcher's path
+ * into a {@link LaneScheduler} allocates nothing per exchange.
+ */
+class Group<E> extends LaneTask {
   readonly key: number
-  readonly queue: LinkedQueue<Entry<E>>
-  busy: boolean
+  readonly queue: ExchangeQueue<E, AggregateCounters> = new ExchangeQueue<E, AggregateCounters>()
+  busy = false
+  /** The exchange running now (or being scheduled), with its counters and handler start. */
+  exchange: E | undefined = undefined
+  counters: AggregateCounters | undefined = undefined
+  startedAt: number | undefined = undefined
+  private readonly runExchange: (group: Group<E>, signal: AbortSignal) => unknown
+  private readonly settled: GroupSettled<E>
+  private lateOk = false
+  private lateValue: unknown = undefined
+
+  constructor(
+    key: number,
+    runExchange: (group: Group<E>, signal: AbortSignal) => unknown,
+    settled: GroupSettled<E>,
+  ) {
+    super()
+    this.key = key
+    this.runExchange = runExchange
+    this.settled = settled
+  }
+
+  run(signal: AbortSignal): unknown {
+    return this.runExchange(this, signal)
+  }
+
+  done(ok: boolean, value: unknown, sync: boolean): void {
+    if (!sync) {
+      this.settled(this, ok, value)
+      return
+    }
+    // Outside a promise reaction (a synchronous handler, a refusal, a
+    // dispose): react on a microtask, as a settled promise would, so the
+    // dispatcher never re-enters a lane's pump or dispose().
+    this.lateOk = ok
+    this.lateValue = value
+    queueMicrotask(this.deliverLate)
+  }
+
+  private readonly deliverLate = (): void => {
+    const value = this.lateValue
+    this.lateValue = undefined
+    this.settled(this, this.lateOk, value)
+  }
 }
 
 /**
@@ -168,6 +215,9 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   private readonly groups = new Map<number, Group<E>>()
   private readonly controller = new AbortController()
   private readonly handlerSignals = new WeakMap<AbortSignal, AbortSignal>()
+  // The last pair of handlerSignals: exchanges of one aggregate type share it.
+  private lastSchedulerSignal: AbortSignal | undefined = undefined
+  private lastHandlerSignal: AbortSignal | undefined = undefined
   private readonly termination: Deferred<void> = createDeferred<void>(true)
   private current: DispatcherState = 'NEW'
   private unfinished = 0
@@ -303,10 +353,10 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     this.current = 'STOPPED'
     this.closeSource()
     for (const group of this.groups.values()) {
-      for (const entry of group.queue.drain()) {
+      group.queue.drain((counters) => {
         this.unfinished--
-        this.recorder.left(entry.counters)
-      }
+        this.recorder.left(counters)
+      })
     }
     this.groups.clear()
     this.controller.abort(abortReason(`[${this.name}] Dispatcher was force-stopped.`))
@@ -331,13 +381,15 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     }
     let group = this.groups.get(key)
     if (group === undefined) {
-      group = { key, queue: new LinkedQueue<Entry<E>>(), busy: false }
+      group = new Group<E>(key, this.runExchange, this.groupSettled)
       this.groups.set(key, group)
     }
-    group.queue.push({ exchange, counters, enqueuedAt: this.recorder.now() })
+    // One clock read per edge: an exchange that starts at once waited 0.
+    const now = this.recorder.now()
+    group.queue.push(exchange, counters, now)
     this.unfinished++
     this.recorder.admitted(counters)
-    if (!group.busy && this.processing()) this.runNext(group)
+    if (!group.busy && this.processing()) this.runNext(group, now)
   }
 
   private processing(): boolean {
@@ -345,50 +397,88 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   }
 
   private runIdleGroups(): void {
-    for (const group of this.groups.values()) if (!group.busy) this.runNext(group)
+    let now: number | undefined
+    for (const group of this.groups.values()) {
+      if (group.busy) continue
+      now ??= this.recorder.now()
+      this.runNext(group, now)
+    }
   }
 
-  private runNext(group: Group<E>): void {
-    const entry = group.queue.shift()
-    if (entry === undefined) {
+  /** Starts the group's next exchange; `now` is the caller's clock read of this instant. */
+  private runNext(group: Group<E>, now: number): void {
+    const queue = group.queue
+    if (queue.size === 0) {
       this.groups.delete(group.key)
       return
     }
+    const counters = queue.headTag()
+    const waited = now - queue.headTime()
+    const exchange = queue.shift() as E
     group.busy = true
-    const now = this.recorder.now()
-    this.recorder.started(entry.counters, now - entry.enqueuedAt)
+    group.exchange = exchange
+    group.counters = counters
+    group.startedAt = undefined
+    this.recorder.started(counters, waited)
+    let scheduler: Scheduler
+    try {
+      scheduler = this.schedulerSupplier.getOrInitialize(exchange.aggregateId)
+    } catch (error) {
+      group.done(false, error, true)
+      return
+    }
+    if (scheduler instanceof LaneScheduler) {
+      scheduler.enqueue(group)
+      return
+    }
+    // Any other scheduler: its public, promise-based API.
     let startedAt: number | undefined
     let scheduled: Promise<unknown>
     try {
-      scheduled = this.schedulerSupplier
-        .getOrInitialize(entry.exchange.aggregateId)
-        .schedule((signal) => {
-          startedAt = this.recorder.now()
-          return this.handle(entry.exchange, this.handlerSignal(signal))
-        })
+      scheduled = scheduler.schedule((signal) => {
+        startedAt = this.recorder.now()
+        return this.handle(exchange, this.handlerSignal(signal))
+      })
     } catch (error) {
       scheduled = Promise.reject(error)
     }
     scheduled.then(
-      () => this.settled(group, entry, startedAt, true, undefined),
-      (error: unknown) => this.settled(group, entry, startedAt, false, error),
+      () => this.settled(group, counters, exchange, startedAt, true, undefined),
+      (error: unknown) => this.settled(group, counters, exchange, startedAt, false, error),
     )
+  }
+
+  // A group's exchange on a lane: the work the lane runs, and its end.
+  private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
+    group.startedAt = this.recorder.now()
+    return this.handle(group.exchange as E, this.handlerSignal(signal))
+  }
+
+  private readonly groupSettled = (group: Group<E>, ok: boolean, error: unknown): void => {
+    const exchange = group.exchange as E
+    const counters = group.counters as AggregateCounters
+    group.exchange = undefined
+    group.counters = undefined
+    this.settled(group, counters, exchange, group.startedAt, ok, error)
   }
 
   private settled(
     group: Group<E>,
-    entry: Entry<E>,
+    counters: AggregateCounters,
+    exchange: E,
     startedAt: number | undefined,
     ok: boolean,
     error: unknown,
   ): void {
-    const duration = startedAt === undefined ? undefined : this.recorder.now() - startedAt
-    this.recorder.finished(entry.counters, duration, ok)
+    // One clock read: the end of this exchange is the start of the next.
+    const now = this.recorder.now()
+    const duration = startedAt === undefined ? undefined : now - startedAt
+    this.recorder.finished(counters, duration, ok)
     this.unfinished--
     group.busy = false
     if (this.forced) return
-    if (!ok) this.report(error, entry.exchange)
-    if (this.processing()) this.runNext(group)
+    if (!ok) this.report(error, exchange)
+    if (this.processing()) this.runNext(group, now)
     this.pull()
     this.checkDrained()
   }
@@ -423,6 +513,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     // One combined signal per scheduler, not per exchange: a handler learns
     // of both a force stop and its scheduler's disposal without an allocation
     // per call.
+    if (schedulerSignal === this.lastSchedulerSignal) return this.lastHandlerSignal as AbortSignal
     let signal = this.handlerSignals.get(schedulerSignal)
     if (signal === undefined) {
       const combined = new AbortController()
@@ -436,6 +527,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       signal = combined.signal
       this.handlerSignals.set(schedulerSignal, signal)
     }
+    this.lastSchedulerSignal = schedulerSignal
+    this.lastHandlerSignal = signal
     return signal
   }
 

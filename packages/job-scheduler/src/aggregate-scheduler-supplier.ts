@@ -2,6 +2,7 @@ import { IllegalStateError } from '@vega/job-core'
 import type { GracefullyStoppable } from './gracefully-stoppable.js'
 import { availableCpus } from './internal/cpus.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
+import { NamedMemo } from './internal/named-memo.js'
 import { requireName, requirePositiveInteger } from './internal/validate.js'
 import { type NamedAggregate, toNamedAggregate } from './named-aggregate.js'
 import { createParallelScheduler } from './parallel-scheduler.js'
@@ -50,6 +51,9 @@ export class DefaultAggregateSchedulerSupplier implements AggregateSchedulerSupp
   /** Lanes of each supplied scheduler; defaults to the number of CPUs. */
   readonly parallelism: number
   private readonly schedulers = new Map<string, Scheduler>()
+  // Dispatchers ask once per exchange: a hit skips materializing the name and
+  // building its key. Cleared with `schedulers`.
+  private readonly memo = new NamedMemo<Scheduler>()
   private stopped = false
   private terminalSchedulers: readonly Scheduler[] | undefined = undefined
   private graceful: Deferred<void> | undefined = undefined
@@ -77,6 +81,14 @@ export class DefaultAggregateSchedulerSupplier implements AggregateSchedulerSupp
     if (this.stopped) {
       throw new IllegalStateError(`Aggregate scheduler supplier[${this.name}] has stopped.`)
     }
+    let contextName: unknown
+    let aggregateName: unknown
+    if (typeof namedAggregate === 'object' && namedAggregate !== null) {
+      contextName = namedAggregate.contextName
+      aggregateName = namedAggregate.aggregateName
+      const memoized = this.memo.get(contextName, aggregateName)
+      if (memoized !== undefined) return memoized
+    }
     const materialized = toNamedAggregate(namedAggregate)
     const key = `${materialized.contextName}\u001f${materialized.aggregateName}`
     let scheduler = this.schedulers.get(key)
@@ -87,6 +99,7 @@ export class DefaultAggregateSchedulerSupplier implements AggregateSchedulerSupp
       )
       this.schedulers.set(key, scheduler)
     }
+    this.memo.set(contextName, aggregateName, scheduler)
     return scheduler
   }
 
@@ -114,6 +127,7 @@ export class DefaultAggregateSchedulerSupplier implements AggregateSchedulerSupp
     if (this.terminalSchedulers === undefined) {
       this.terminalSchedulers = [...this.schedulers.values()]
       this.schedulers.clear()
+      this.memo.clear()
     }
     return this.terminalSchedulers
   }

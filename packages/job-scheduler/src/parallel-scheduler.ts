@@ -1,7 +1,8 @@
 import { IllegalStateError } from '@vega/job-core'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
-import { LinkedQueue } from './internal/linked-queue.js'
+import { type LaneHost, LaneTask } from './internal/lane-task.js'
+import { RingQueue } from './internal/ring-queue.js'
 import { requireName, requirePositiveInteger } from './internal/validate.js'
 import type { ScheduledWork, Scheduler } from './scheduler.js'
 
@@ -22,18 +23,45 @@ export interface ParallelScheduler extends Scheduler {
   readonly queued: number
 }
 
-interface Pending {
-  readonly work: ScheduledWork<unknown>
-  readonly resolve: (value: unknown) => void
-  readonly reject: (error: unknown) => void
+/** A `schedule()` call: its work, and the promise it settles. */
+class PromiseTask extends LaneTask {
+  private readonly work: ScheduledWork<unknown>
+  private readonly resolve: (value: unknown) => void
+  private readonly reject: (error: unknown) => void
+
+  constructor(
+    work: ScheduledWork<unknown>,
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void,
+  ) {
+    super()
+    this.work = work
+    this.resolve = resolve
+    this.reject = reject
+  }
+
+  run(signal: AbortSignal): unknown {
+    return this.work(signal)
+  }
+
+  done(ok: boolean, value: unknown): void {
+    if (ok) this.resolve(value)
+    else this.reject(value)
+  }
 }
 
 type LaneState = 'open' | 'draining' | 'disposed'
 
-class LaneScheduler implements ParallelScheduler {
+/**
+ * The scheduler of {@link createParallelScheduler}. Exported for the
+ * dispatcher, which recognises it and queues its group tasks with
+ * {@link LaneScheduler.enqueue} (no promise per exchange); never exported
+ * from the package.
+ */
+export class LaneScheduler implements ParallelScheduler, LaneHost {
   readonly name: string
   readonly parallelism: number
-  private readonly waiting = new LinkedQueue<Pending>()
+  private readonly waiting = new RingQueue<LaneTask>()
   private readonly controller = new AbortController()
   private active = 0
   private state: LaneState = 'open'
@@ -61,18 +89,24 @@ class LaneScheduler implements ParallelScheduler {
     if (typeof work !== 'function') {
       throw new TypeError(`Scheduler[${this.name}].schedule(work): work must be a function.`)
     }
-    if (this.state !== 'open') {
-      return Promise.reject(
-        new IllegalStateError(
-          `Scheduler[${this.name}] is disposed and refuses new work. ` +
-            'Schedule work before disposing it, or ask the supplier for a live scheduler.',
-        ),
-      )
-    }
+    if (this.state !== 'open') return Promise.reject(this.refusal())
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      this.waiting.push(new PromiseTask(work, resolve as (value: unknown) => void, reject))
       this.requestPump()
     })
+  }
+
+  /**
+   * `schedule()` without the promise: the task is queued like scheduled
+   * work, and `task.done` reports its end (or its refusal, once disposed).
+   */
+  enqueue(task: LaneTask): void {
+    if (this.state !== 'open') {
+      task.done(false, this.refusal(), true)
+      return
+    }
+    this.waiting.push(task)
+    this.requestPump()
   }
 
   disposeGracefully(): Promise<void> {
@@ -88,9 +122,11 @@ class LaneScheduler implements ParallelScheduler {
   dispose(): void {
     if (this.state === 'disposed') return
     this.state = 'disposed'
-    for (const pending of this.waiting.drain()) {
-      pending.reject(
+    for (const task of this.waiting.drain()) {
+      task.done(
+        false,
         new IllegalStateError(`Scheduler[${this.name}] was disposed before this work started.`),
+        true,
       )
     }
     this.controller.abort(abortReason(`Scheduler[${this.name}] was disposed.`))
@@ -110,37 +146,44 @@ class LaneScheduler implements ParallelScheduler {
   private readonly pump = (): void => {
     this.pumpRequested = false
     while (this.active < this.parallelism && this.state !== 'disposed') {
-      const pending = this.waiting.shift()
-      if (pending === undefined) break
-      this.run(pending)
+      const task = this.waiting.shift()
+      if (task === undefined) break
+      this.run(task)
     }
   }
 
-  private run(pending: Pending): void {
+  private run(task: LaneTask): void {
     this.active++
+    task.host = this
     let result: unknown
     try {
-      result = pending.work(this.controller.signal)
+      result = task.run(this.controller.signal)
     } catch (error) {
-      this.settle(pending, false, error)
+      this.finish(task, false, error, true)
       return
     }
     if (isThenable(result)) {
-      Promise.resolve(result).then(
-        (value) => this.settle(pending, true, value),
-        (error: unknown) => this.settle(pending, false, error),
-      )
+      // The task's own callbacks, allocated once per task, not per run.
+      Promise.resolve(result).then(task.fulfilled, task.rejected)
     } else {
-      this.settle(pending, true, result)
+      this.finish(task, true, result, true)
     }
   }
 
-  private settle(pending: Pending, ok: boolean, value: unknown): void {
+  finish(task: LaneTask, ok: boolean, value: unknown, sync: boolean): void {
+    if (task.host !== this) return
+    task.host = undefined
     this.active--
-    if (ok) pending.resolve(value)
-    else pending.reject(value)
+    task.done(ok, value, sync)
     if (this.waiting.size > 0) this.requestPump()
     else this.checkIdle()
+  }
+
+  private refusal(): IllegalStateError {
+    return new IllegalStateError(
+      `Scheduler[${this.name}] is disposed and refuses new work. ` +
+        'Schedule work before disposing it, or ask the supplier for a live scheduler.',
+    )
   }
 
   private checkIdle(): void {

@@ -4,6 +4,7 @@ import {
   AggregateDispatcher,
   type AggregateDispatcherOptions,
   type AggregateSchedulerSupplier,
+  createParallelScheduler,
   DefaultAggregateSchedulerSupplier,
   immediateScheduler,
   toGroupKey,
@@ -420,6 +421,27 @@ describe('AggregateDispatcher: lifecycle', () => {
     await d.stopGracefully()
     d.forceStop()
     expect(calls).toEqual([])
+  })
+
+  it('a supplied scheduler that refuses work (disposed) fails that exchange, as a handler error', async () => {
+    const disposed = createParallelScheduler('disposed', 2)
+    disposed.dispose()
+    const handled: number[] = []
+    const d = running({
+      schedulerSupplier: {
+        getOrInitialize: () => disposed,
+        stopGracefully: async () => {},
+        forceStop: () => {},
+      },
+      handle: (e) => void handled.push(e.seq),
+    })
+    d.dispatch(exchange('order-1', 0))
+    await expect(d.stopGracefully()).rejects.toThrow(
+      'Scheduler[disposed] is disposed and refuses new work.',
+    )
+    expect(handled).toEqual([])
+    expect(d.stats().aggregates[0]).toMatchObject({ dispatched: 1, failed: 1, inFlight: 0 })
+    expect(d.stats().aggregates[0]?.latency.count).toBe(0)
   })
 
   it('forceStop force-stops an owned supplier', async () => {

@@ -1,6 +1,7 @@
 import type { NamedAggregate } from '../named-aggregate.js'
 import type { AggregateStats, SchedulingStats } from '../stats.js'
 import { LatencyHistogram } from './histogram.js'
+import { NamedMemo } from './named-memo.js'
 
 /** Live figures of one named aggregate. One per aggregate, never per id or group. */
 export class AggregateCounters {
@@ -34,6 +35,8 @@ export class AggregateCounters {
  */
 export class StatsRecorder {
   private readonly byAggregate = new Map<string, AggregateCounters>()
+  // Counters are never removed, so the memo never needs clearing.
+  private readonly memo = new NamedMemo<AggregateCounters>()
   private drainStartedAt: number | undefined = undefined
   readonly now: () => number
 
@@ -42,6 +45,16 @@ export class StatsRecorder {
   }
 
   counters(aggregate: NamedAggregate): AggregateCounters {
+    const contextName = aggregate.contextName
+    const aggregateName = aggregate.aggregateName
+    const memoized = this.memo.get(contextName, aggregateName)
+    if (memoized !== undefined) return memoized
+    const counters = this.keyedCounters(aggregate)
+    this.memo.set(contextName, aggregateName, counters)
+    return counters
+  }
+
+  private keyedCounters(aggregate: NamedAggregate): AggregateCounters {
     const key = `${aggregate.contextName}\u001f${aggregate.aggregateName}`
     let counters = this.byAggregate.get(key)
     if (counters === undefined) {

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest'
+import { ExchangeQueue } from '../src/internal/exchange-queue.js'
+import { RingQueue } from '../src/internal/ring-queue.js'
+
+describe('ExchangeQueue (a dispatcher group FIFO)', () => {
+  it('keeps each value with its tag and time, in order, across growth and wrap-around', () => {
+    const queue = new ExchangeQueue<number, string>()
+    const seen: [number, string, number][] = []
+    let next = 0
+    // Interleaved pushes and shifts wrap the ring before it grows; tags change
+    // every few values, in runs of different lengths.
+    for (let round = 0; round < 50; round++) {
+      for (let i = 0; i < 3 + (round % 5); i++, next++) {
+        queue.push(next, `tag-${Math.floor(next / (1 + (round % 3)))}`, next / 10)
+      }
+      for (let i = 0; i < 2 && queue.size > 0; i++) {
+        seen.push([queue.headTime() * 10, queue.headTag(), queue.shift() as number])
+      }
+    }
+    while (queue.size > 0)
+      seen.push([queue.headTime() * 10, queue.headTag(), queue.shift() as number])
+    expect(seen.map(([, , value]) => value)).toEqual(Array.from({ length: next }, (_, i) => i))
+    for (const [time, , value] of seen) expect(Math.round(time)).toBe(value)
+    const expectedTags: string[] = []
+    let value = 0
+    for (let round = 0; round < 50; round++) {
+      for (let i = 0; i < 3 + (round % 5); i++, value++) {
+        expectedTags.push(`tag-${Math.floor(value / (1 + (round % 3)))}`)
+      }
+    }
+    expect(seen.map(([, tag]) => tag)).toEqual(expectedTags)
+    expect(queue.shift()).toBeUndefined()
+  })
+
+  it('starts a new run when a tag comes back after its run emptied', () => {
+    const queue = new ExchangeQueue<string, string>()
+    queue.push('a1', 'A', 0)
+    expect(queue.shift()).toBe('a1')
+    queue.push('a2', 'A', 1)
+    queue.push('b1', 'B', 2)
+    queue.push('a3', 'A', 3)
+    expect([queue.headTag(), queue.shift()]).toEqual(['A', 'a2'])
+    expect([queue.headTag(), queue.shift()]).toEqual(['B', 'b1'])
+    expect([queue.headTag(), queue.headTime(), queue.shift()]).toEqual(['A', 3, 'a3'])
+  })
+
+  it('drain visits every tag oldest first and leaves the queue empty', () => {
+    const queue = new ExchangeQueue<number, string>()
+    for (let i = 0; i < 20; i++) queue.push(i, i < 5 ? 'A' : i < 15 ? 'B' : 'A', i)
+    const tags: string[] = []
+    queue.drain((tag) => tags.push(tag))
+    expect(tags).toEqual([...'AAAAA', ...'BBBBBBBBBB', ...'AAAAA'])
+    expect(queue.size).toBe(0)
+    queue.push(99, 'C', 0)
+    expect([queue.headTag(), queue.shift()]).toEqual(['C', 99])
+  })
+})
+
+describe('RingQueue (scheduler lanes)', () => {
+  it('is a FIFO across growth and wrap-around; drain empties it oldest first', () => {
+    const queue = new RingQueue<number>()
+    const out: number[] = []
+    let next = 0
+    for (let round = 0; round < 30; round++) {
+      for (let i = 0; i < 4; i++) queue.push(next++)
+      out.push(queue.shift() as number, queue.shift() as number)
+      expect(queue.peek()).toBe(out[out.length - 1]! + 1)
+    }
+    out.push(...queue.drain())
+    expect(out).toEqual(Array.from({ length: next }, (_, i) => i))
+    expect(queue.size).toBe(0)
+    expect(queue.shift()).toBeUndefined()
+    expect(queue.peek()).toBeUndefined()
+  })
+})
