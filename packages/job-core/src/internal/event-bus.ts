@@ -41,8 +41,17 @@ export class RuntimeEventBus implements EventBus {
         'emit(event): an event needs a string `type`, e.g. { type: "app:ready" }.',
       )
     }
-    const event = { ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent
-    for (const listener of listeners) {
+    this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
+  }
+
+  /** The next `seq`, for the kernel's own events, which it builds whole (one object, fixed shape). */
+  nextSeq(): number {
+    return ++this.seq
+  }
+
+  /** Delivers an event that already carries its `seq` (from {@link nextSeq}) and `at`. */
+  deliver(event: RuntimeEvent): void {
+    for (const listener of this.listeners) {
       try {
         listener(event)
       } catch (error) {

@@ -26,6 +26,8 @@ interface Timeouts {
   readonly queue: number | undefined
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
 type TransitionExtra = Pick<RuntimeEventMap['task:transition'], 'reason' | 'cancelledBy' | 'error'>
 
 /**
@@ -559,17 +561,29 @@ export class TaskRecord<T> implements Task<T> {
     }
     this.state = to
     const runtime = this.runtime
-    this.since = runtime.clock.now()
-    if (runtime.bus.active) {
-      runtime.bus.emit({
-        type: 'task:transition',
-        taskId: this.id,
-        from,
-        to,
-        attempt: this.attempt,
-        ...extra,
-      })
+    const at = runtime.clock.now()
+    this.since = at
+    const bus = runtime.bus
+    if (!bus.active) return
+    const event: Mutable<RuntimeEventMap['task:transition']> & {
+      type: 'task:transition'
+      seq: number
+      at: number
+    } = {
+      type: 'task:transition',
+      seq: bus.nextSeq(),
+      at,
+      taskId: this.id,
+      from,
+      to,
+      attempt: this.attempt,
     }
+    if (extra !== undefined) {
+      if (extra.reason !== undefined) event.reason = extra.reason
+      if (extra.cancelledBy !== undefined) event.cancelledBy = extra.cancelledBy
+      if ('error' in extra) event.error = extra.error
+    }
+    bus.deliver(event)
   }
 }
 
@@ -676,10 +690,20 @@ export function startTask<T>(
   runtime.live.add(task as TaskRecord<unknown>)
   const bus = runtime.bus
   if (bus.active) {
-    const created: RuntimeEventMap['task:created'] = { taskId: task.id, label: task.label }
+    const created: Mutable<RuntimeEventMap['task:created']> & {
+      type: 'task:created'
+      seq: number
+      at: number
+    } = {
+      type: 'task:created',
+      seq: bus.nextSeq(),
+      at: task.since,
+      taskId: task.id,
+      label: task.label,
+    }
     if (task.parentId !== undefined) created.parentId = task.parentId
     if (task.key !== undefined) created.key = task.key
-    bus.emit({ type: 'task:created', ...created })
+    bus.deliver(created)
   }
   task.begin(parent)
   return task
