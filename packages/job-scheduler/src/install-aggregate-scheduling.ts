@@ -198,28 +198,24 @@ export function installAggregateScheduling(
         // A stats timer alone must not keep a Node process alive.
         ;(timer as { unref?: () => void } | undefined)?.unref?.()
       }
-      // The drain figure needs the moment shutdown began, which only the bus
-      // tells; listening would make every runtime event cost something, so it
-      // is done only when stats events were asked for.
-      const unsubscribe =
-        interval === undefined
-          ? undefined
-          : host.events.subscribe((event) => {
-              if (event.type === 'runtime:shutdown' && event.phase === 'started') {
-                recorder.drainStarted()
-              }
-            })
+      // The drain figure starts when shutdown does; a cancel (or an escalated
+      // drain) means queued work will not run, so the supplier is forced.
+      let forced = false
+      const stopListening = host.onShutdown((mode) => {
+        if (mode === 'drain') recorder.drainStarted()
+        else forced = true
+      })
       if (interval !== undefined) arm()
 
       return async () => {
         if (timer !== undefined) host.clock.clearTimeout(timer)
         timer = undefined
         if (interval !== undefined) emitStats()
-        unsubscribe?.()
+        stopListening()
         if (borrowed !== undefined) return
         // Disposal runs once the runtime is idle or its deadline passed. Bodies
         // still holding lanes then ignore their signal: wait for none of them.
-        if (current.lanesHeld > 0) supplier.forceStop()
+        if (forced || current.lanesHeld > 0) supplier.forceStop()
         else await supplier.stopGracefully()
       }
     },

@@ -457,4 +457,20 @@ describe('installAggregateScheduling: observability', () => {
     expect(JSON.stringify(stats)).not.toContain('order-42')
     expect(clock.pending).toBe(0)
   })
+
+  it('measures the last drain from a draining shutdown without any stats events', async () => {
+    const clock = createTestClock()
+    const scheduling = installAggregateScheduling({ parallelism: 4 })
+    const runtime = createRuntime({ clock, plugins: [scheduling] })
+    const task = run(
+      runtime,
+      withAggregate((ctx) => ctx.sleep(800), { aggregate: 'sales.Order', id: 'order-7' }),
+    )
+    await clock.advance(300)
+    const stopped = shutdown(runtime)
+    await clock.advance(500)
+    await task
+    await stopped
+    expect(scheduling.stats().aggregates[0]).toMatchObject({ completed: 1, lastDrain: 500 })
+  })
 })
