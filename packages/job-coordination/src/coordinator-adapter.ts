@@ -33,6 +33,7 @@ class Coordination implements CoordinationContext {
   /** Set when the coordinator returned a pending answer without deciding yet. */
   caller: Deferred<unknown> | undefined
   private view: Intent | undefined
+  private tracked = false
 
   constructor(
     scope: CoordinationScope,
@@ -65,7 +66,20 @@ class Coordination implements CoordinationContext {
 
   proceed(): Promise<unknown> {
     this.decide('proceed', 'proceed()')
+    // Before the body can start (synchronously), so a call it makes sees this one as a peer.
+    this.track()
     return this.request.proceed()
+  }
+
+  /**
+   * Puts the intent in the peer index. Only intents that stay live are
+   * indexed: one merged or skipped at once (most calls of a dedupe burst) never
+   * costs an index entry.
+   */
+  track(): void {
+    if (this.tracked) return
+    this.tracked = true
+    this.scope.track(this.hash, this.request.task, () => this.intentSettled())
   }
 
   reuse(peer: Task<unknown>): Promise<unknown> {
@@ -147,6 +161,7 @@ class Coordination implements CoordinationContext {
         this.request.task.id,
       )
     }
+    this.track()
     this.request.park()
   }
 
@@ -279,7 +294,6 @@ export function dispatchToCoordinator(
 ): unknown {
   const { coordinator, hash } = request.binding
   const coordination = new Coordination(scope, request, coordinator, hash)
-  scope.track(hash, request.task, () => coordination.intentSettled())
   let answer: unknown
   try {
     answer = coordinator.coordinate(coordination)
@@ -292,6 +306,8 @@ export function dispatchToCoordinator(
     return answer
   }
   if (!coordination.undecided) return answer
+  // Still live and undecided: it is a peer of later calls, and its ending must reach the caller.
+  coordination.track()
   // Undecided with a pending answer (a parked waiter): the caller follows the
   // answer, unless the intent ends first, and the guard watches the answer.
   const caller = deferred<unknown>()
