@@ -67,7 +67,6 @@ export function tagTaskFn<T, B>(
     entries: [...entries, { tag: tag as TaskTag<unknown>, binding }],
   }
   Object.defineProperty(tagged, BINDINGS, { value: bindings })
-  Object.defineProperty(tagged, 'name', { value: raw.name || 'tagged' })
   return tagged
 }
 
