@@ -2,7 +2,7 @@ import type { TimerHandle } from '../clock.js'
 import type { Shaper } from '../shaper.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { type ShaperBinding, shaperTag } from './shaper-tag.js'
-import type { TaskRecord } from './task-record.js'
+import { type Deferred, deferred, handled, type TaskRecord } from './task-record.js'
 
 /** One open window of one shaper for one key in one runtime. */
 export interface ShaperWindow {
@@ -12,6 +12,8 @@ export interface ShaperWindow {
   leader: TaskRecord<unknown> | undefined
   timer: TimerHandle
   readonly openedAt: number
+  /** The caller promise every held call of the current burst shares; the survivor settles it. */
+  burst: Deferred<unknown> | undefined
 }
 
 /** Stage 1: a shaped task is held by its window; anything else goes to dispatch. */
@@ -21,7 +23,6 @@ export function shapeTask(task: TaskRecord<unknown>): void {
     task.dispatch()
     return
   }
-  task.holdCaller()
   const { shaper, hash } = binding
   const runtime = task.runtime
   let windows = runtime.shaperWindows.get(shaper)
@@ -36,6 +37,7 @@ export function shapeTask(task: TaskRecord<unknown>): void {
       leader: undefined,
       timer: undefined,
       openedAt: runtime.clock.now(),
+      burst: undefined,
     }
     windows.set(hash, window)
     window.timer = runtime.clock.setTimeout(() => closeWindow(runtime, shaper, hash), shaper.ms)
@@ -49,10 +51,18 @@ export function shapeTask(task: TaskRecord<unknown>): void {
   }
   if (shaper.trailing) {
     const previous = open.pending
-    if (previous !== undefined) supersede(previous, task)
+    if (previous !== undefined) {
+      // Merged, not withdrawn: the burst goes on. It already holds the
+      // burst's promise, which this call will settle.
+      open.pending = undefined
+      previous.letGoOfCaller()
+      previous.cancelWith('superseded', { cancelledBy: task.id })
+    }
     holdAsPending(open, task)
   } else {
-    supersede(task, open.leader!)
+    const leader = open.leader!
+    task.substituteCaller(leader.promise)
+    task.cancelWith('superseded', { cancelledBy: leader.id })
   }
   if (shaper.kind === 'debounce') {
     runtime.clock.clearTimeout(open.timer)
@@ -67,15 +77,18 @@ export function shapeTask(task: TaskRecord<unknown>): void {
 
 function holdAsPending(window: ShaperWindow, task: TaskRecord<unknown>): void {
   window.pending = task
+  if (window.burst === undefined) {
+    window.burst = deferred<unknown>()
+    handled(window.burst.promise)
+  }
+  task.holdCaller(window.burst)
   task.parkForShaper(() => {
-    if (window.pending === task) window.pending = undefined
+    if (window.pending !== task) return
+    // The pending call ended on its own (cancelled): its burst settles with
+    // that ending, and later calls start a new one.
+    window.pending = undefined
+    window.burst = undefined
   })
-}
-
-/** `victim` is merged away: cancelled, and its caller follows `survivor`. */
-function supersede(victim: TaskRecord<unknown>, survivor: TaskRecord<unknown>): void {
-  victim.substituteCaller(survivor.promise)
-  victim.cancelWith('superseded', { cancelledBy: survivor.id })
 }
 
 function closeWindow(runtime: RuntimeCore, shaper: Shaper, hash: string): void {
@@ -91,6 +104,7 @@ function closeWindow(runtime: RuntimeCore, shaper: Shaper, hash: string): void {
       leader: trailing,
       timer: runtime.clock.setTimeout(() => closeWindow(runtime, shaper, hash), shaper.ms),
       openedAt: runtime.clock.now(),
+      burst: undefined,
     })
   } else {
     windows.delete(hash)

@@ -14,7 +14,7 @@ import type { RuntimeCore } from './runtime-core.js'
 import { shapeTask } from './shaping.js'
 import { validateMs } from './validate.js'
 
-interface Deferred<T> {
+export interface Deferred<T> {
   readonly promise: Promise<T>
   resolve(value: T): void
   reject(error: unknown): void
@@ -178,13 +178,17 @@ export class TaskRecord<T> implements Task<T> {
 
   /**
    * A shaped task's caller promise must exist before its fate does: a caller
-   * who awaits it early follows whichever call survives the window.
+   * who awaits it early follows whichever call survives the window. Every
+   * call of one burst shares `burst`, which the survivor settles.
    */
-  holdCaller(): void {
-    const held = deferred<unknown>()
-    handled(held.promise)
-    this.heldCaller = held
-    this.callerValue = { value: held.promise }
+  holdCaller(burst: Deferred<unknown>): void {
+    this.heldCaller = burst
+    this.callerValue = { value: burst.promise }
+  }
+
+  /** A merged call keeps the burst's promise but leaves settling it to the survivor. */
+  letGoOfCaller(): void {
+    this.heldCaller = undefined
   }
 
   onSettled(callback: (task: Task<unknown>) => void): () => void {
@@ -789,7 +793,7 @@ function abortError(reason: unknown): Error {
   return error
 }
 
-function deferred<T>(): Deferred<T> {
+export function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void
   let reject!: (error: unknown) => void
   const promise = new Promise<T>((res, rej) => {
