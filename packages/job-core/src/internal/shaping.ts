@@ -1,8 +1,9 @@
 import type { TimerHandle } from '../clock.js'
 import type { Shaper } from '../shaper.js'
+import { type Deferred, deferred, handled } from './promises.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { type ShaperBinding, shaperTag } from './shaper-tag.js'
-import { type Deferred, deferred, handled, type TaskRecord } from './task-record.js'
+import type { TaskRecord } from './task-record.js'
 
 /** One open window of one shaper for one key in one runtime. */
 export interface ShaperWindow {

@@ -9,16 +9,11 @@ import { CancelledOutcome } from './cancelled-outcome.js'
 import { CORE_TAG_OWNER } from './core-tag-owner.js'
 import { DispatchRequestImpl } from './dispatch-request.js'
 import { noop } from './noop.js'
+import { type Deferred, handled, isThenable } from './promises.js'
 import { type ResolvedRetry, resolveRetry } from './retry-policy.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { shapeTask } from './shaping.js'
 import { validateMs } from './validate.js'
-
-export interface Deferred<T> {
-  readonly promise: Promise<T>
-  resolve(value: T): void
-  reject(error: unknown): void
-}
 
 interface Timeouts {
   readonly attempt: number | undefined
@@ -791,28 +786,4 @@ function abortError(reason: unknown): Error {
   const error = new DOMException('The operation was aborted.', 'AbortError')
   Object.defineProperty(error, 'cause', { value: reason, configurable: true, writable: true })
   return error
-}
-
-export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
-
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  )
-}
-
-/** Marks a promise as handled so an unobserved rejection never reaches `unhandledRejection`. */
-export function handled<P extends Promise<unknown>>(promise: P): P {
-  promise.then(undefined, noop)
-  return promise
 }
