@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs'
 import { defineConfig } from 'tsup'
-
-const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'))
 
 export default defineConfig({
   entry: ['src/index.ts'],
@@ -11,5 +8,4 @@ export default defineConfig({
   clean: true,
   target: 'es2022',
   treeshake: true,
-  define: { __PACKAGE_VERSION__: JSON.stringify(version) },
 })
