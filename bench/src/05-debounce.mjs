@@ -104,42 +104,25 @@ async function finish(promises, extra) {
   return { values, bodies: state.bodies, startedInBurst, ran: state.ran.slice(), ...extra }
 }
 
+/** A hand-written debounce factory as a peer's run(n). */
+function handPeer(create) {
+  return (n) => {
+    reset()
+    const call = create(WAIT_MS, body)
+    const promises = new Array(n)
+    for (let i = 0; i < n; i++) promises[i] = call(i % KEYS, i)
+    return finish(promises, { open: call.size(), left: () => call.size(), survivorsOnly: false })
+  }
+}
+
 export default {
   id: 'debounce',
   title: `debounced calls over ${KEYS.toLocaleString('en-US')} keys, trailing, ${WAIT_MS} ms window, one burst`,
   size: { full: 1_000_000, quick: 100_000 },
   target: '≤ 3× the hand version',
   peers: [
-    {
-      name: 'hand debounce',
-      baseline: true,
-      run(n) {
-        reset()
-        const call = createDebounce(WAIT_MS, body)
-        const promises = new Array(n)
-        for (let i = 0; i < n; i++) promises[i] = call(i % KEYS, i)
-        return finish(promises, {
-          open: call.size(),
-          left: () => call.size(),
-          survivorsOnly: false,
-        })
-      },
-    },
-    {
-      name: 'hand debounce, lazy re-arm',
-      info: true,
-      run(n) {
-        reset()
-        const call = createLazyDebounce(WAIT_MS, body)
-        const promises = new Array(n)
-        for (let i = 0; i < n; i++) promises[i] = call(i % KEYS, i)
-        return finish(promises, {
-          open: call.size(),
-          left: () => call.size(),
-          survivorsOnly: false,
-        })
-      },
-    },
+    { name: 'hand debounce', baseline: true, run: handPeer(createDebounce) },
+    { name: 'hand debounce, lazy re-arm', info: true, run: handPeer(createLazyDebounce) },
     {
       name: '@tanstack/pacer AsyncDebouncer',
       run(n) {
