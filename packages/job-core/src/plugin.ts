@@ -86,6 +86,15 @@ export interface PluginHost {
   /** Calls `callback` synchronously when `task` reaches a terminal state (at once if it already has). Returns its remover. */
   onSettled(task: Task<unknown>, callback: (task: Task<unknown>) => void): () => void
   /**
+   * Calls `callback` once `task` has ended **and** no body of it still runs:
+   * at the terminal transition when no body holds a slot, else when the last
+   * body leaves (a cancelled or timed-out body that ignores its signal keeps
+   * its slot until it exits). A coordinator that must never let two bodies of
+   * one key overlap releases the next call here, not at `onSettled`. At once
+   * if that moment has passed. Returns its remover.
+   */
+  onExited(task: Task<unknown>, callback: (task: Task<unknown>) => void): () => void
+  /**
    * Calls `listener` when `shutdown()` starts (with its mode) and again if a
    * drain escalates to cancel, before any task is cancelled: a plugin that owns
    * resources can start stopping them while work drains. Returns its remover.

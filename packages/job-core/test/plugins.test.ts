@@ -3,13 +3,16 @@ import {
   cancelAll,
   createRuntime,
   createTaskTag,
+  createTestClock,
   IllegalStateError,
   inspect,
   type Plugin,
+  type PluginHost,
   PluginMissingError,
   readTaskTag,
   run,
   settle,
+  type Task,
   tagTaskFn,
 } from '../src/index.js'
 import { flush, gate, recordedRuntime } from './helpers.js'
@@ -222,6 +225,73 @@ describe('plugins and the dispatch seam', () => {
     })
     const task = run(runtime, () => 1)
     expect(states).toEqual([`${task.id}:success`])
+  })
+})
+
+describe('host.onExited', () => {
+  function exitWatcher(log: string[]): { plugin: Plugin; watch: (task: Task<unknown>) => void } {
+    let host!: PluginHost
+    return {
+      plugin: { name: 'exit-watch', install: (h) => void (host = h) },
+      watch: (task) => void host.onExited(task, (t) => log.push(`exited #${t.id} ${t.state}`)),
+    }
+  }
+
+  it('fires at the terminal transition when no body runs, and at once afterwards', async () => {
+    const log: string[] = []
+    const { plugin, watch } = exitWatcher(log)
+    const runtime = createRuntime({ plugins: [plugin], concurrency: 1 })
+    const hold = gate()
+    const first = run(runtime, () => hold.promise)
+    const queued = run(runtime, () => 2)
+    watch(queued)
+    queued.cancel()
+    expect(log).toEqual([`exited #${queued.id} cancelled`])
+    hold.open()
+    await first
+    watch(first)
+    expect(log).toEqual([`exited #${queued.id} cancelled`, `exited #${first.id} success`])
+  })
+
+  it('waits for a cancelled body that ignores its signal to leave', async () => {
+    const log: string[] = []
+    const { plugin, watch } = exitWatcher(log)
+    const runtime = createRuntime({ plugins: [plugin] })
+    const hold = gate()
+    const task = run(runtime, async () => {
+      await hold.promise // ignores ctx.signal
+      log.push('body left')
+    })
+    watch(task)
+    task.cancel()
+    expect(task.state).toBe('cancelled')
+    await flush()
+    expect(log).toEqual([])
+    hold.open()
+    await flush()
+    expect(log).toEqual(['body left', `exited #${task.id} cancelled`])
+  })
+
+  it('waits for a timed-out attempt that is retried to leave, as well as the retry', async () => {
+    const log: string[] = []
+    const { plugin, watch } = exitWatcher(log)
+    const clock = createTestClock()
+    const runtime = createRuntime({ plugins: [plugin], clock })
+    const holds = [gate(), gate()]
+    const task = run(runtime, (ctx) => holds[ctx.attempt - 1]!.promise.then(() => ctx.attempt), {
+      timeout: { attempt: 10 },
+      retry: { attempts: 2, delay: 1 },
+    })
+    watch(task)
+    await clock.advance(10) // attempt 1 times out, keeps running
+    await clock.advance(1) // the retry starts attempt 2
+    holds[1]!.open()
+    await flush()
+    expect(task.state).toBe('success')
+    expect(log).toEqual([]) // attempt 1 is still inside
+    holds[0]!.open()
+    await flush()
+    expect(log).toEqual([`exited #${task.id} success`])
   })
 })
 

@@ -114,6 +114,7 @@ export class RuntimeCore implements Runtime {
       },
       liveTasks: () => this.live.values() as IterableIterator<Task<unknown>>,
       onSettled: (task, callback) => this.recordOf(task).onSettled(callback),
+      onExited: (task, callback) => this.recordOf(task).onExited(callback),
       onShutdown: (listener) => {
         this.shutdownListeners.push(listener)
         return () => {

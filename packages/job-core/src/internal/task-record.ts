@@ -73,6 +73,9 @@ export class TaskRecord<T> implements Task<T> {
   /** Listener removals for dependencies, or the shaper window's release. */
   private stageUndo: (() => void) | undefined
   private settledCallbacks: Array<(task: Task<unknown>) => void> | undefined
+  private exitedCallbacks: Array<(task: Task<unknown>) => void> | undefined
+  /** Attempts whose body started and has not left yet (a cancelled one included). */
+  bodiesInside = 0
   private children: Set<TaskRecord<unknown>> | undefined
   private totalTimer: TimerHandle | undefined
   private detachSignal: (() => void) | undefined
@@ -197,6 +200,28 @@ export class TaskRecord<T> implements Task<T> {
       const index = callbacks.indexOf(callback)
       if (index !== -1) callbacks.splice(index, 1)
     }
+  }
+
+  onExited(callback: (task: Task<unknown>) => void): () => void {
+    if (this.outcome !== undefined && this.bodiesInside === 0) {
+      callback(this as Task<unknown>)
+      return noop
+    }
+    const callbacks = (this.exitedCallbacks ??= [])
+    callbacks.push(callback)
+    return () => {
+      const index = callbacks.indexOf(callback)
+      if (index !== -1) callbacks.splice(index, 1)
+    }
+  }
+
+  /** Runs the exit callbacks once the task has ended and its last body has left. */
+  checkExited(): void {
+    if (this.outcome === undefined || this.bodiesInside !== 0) return
+    const callbacks = this.exitedCallbacks
+    if (callbacks === undefined) return
+    this.exitedCallbacks = undefined
+    for (const callback of callbacks) callback(this as Task<unknown>)
   }
 
   // ── the pipeline ─────────────────────────────────────────────────────
@@ -391,6 +416,7 @@ export class TaskRecord<T> implements Task<T> {
     const context = new Context(this as TaskRecord<unknown>, this.attempt)
     job.context = context
     this.runtime.runningBodies++
+    this.bodiesInside++
     const attemptLimit = this.timeouts?.attempt
     if (attemptLimit !== undefined) {
       job.timer = this.runtime.clock.setTimeout(() => {
@@ -533,6 +559,7 @@ export class TaskRecord<T> implements Task<T> {
     this.settledCallbacks = undefined
     if (callbacks !== undefined) for (const callback of callbacks) callback(this as Task<unknown>)
     runtime.shutdown?.taskSettled(outcome.status)
+    this.checkExited()
     runtime.checkIdle()
   }
 
@@ -613,8 +640,11 @@ export class AttemptJob implements BackendJob {
       runtime.clock.clearTimeout(this.timer)
       this.timer = undefined
     }
-    this.task.bodyExited(this, value, threw)
+    const task = this.task
+    task.bodyExited(this, value, threw)
     runtime.runningBodies--
+    task.bodiesInside--
+    task.checkExited()
     runtime.backend.release(this)
     runtime.checkIdle()
   }
