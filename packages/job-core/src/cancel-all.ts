@@ -1,3 +1,4 @@
+import { cancelTask } from './internal/cancellation.js'
 import { toCore } from './internal/runtime-core.js'
 import type { Runtime } from './runtime.js'
 
@@ -14,5 +15,5 @@ import type { Runtime } from './runtime.js'
 export function cancelAll(runtime: Runtime): void {
   const core = toCore(runtime, 'cancelAll(runtime)')
   core.backend.preCancel()
-  for (const task of core.live.toArray()) task.cancelWith('abort')
+  for (const task of core.live.toArray()) cancelTask(task, 'abort')
 }

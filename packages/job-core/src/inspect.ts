@@ -1,3 +1,4 @@
+import { inspectCore } from './internal/inspection.js'
 import { toCore } from './internal/runtime-core.js'
 import type { Runtime } from './runtime.js'
 import type { TaskState } from './task-state.js'
@@ -65,33 +66,5 @@ export interface RuntimeInspection {
  * ```
  */
 export function inspect(runtime: Runtime): RuntimeInspection {
-  const core = toCore(runtime, 'inspect(runtime)')
-  const tasks: TaskSnapshot[] = []
-  for (const task of core.live.values()) {
-    tasks.push({
-      id: task.id,
-      label: task.label,
-      state: task.state,
-      key: task.key,
-      attempt: task.attempt,
-      parentId: task.parentId,
-      since: task.since,
-    })
-  }
-  let shaperWindows = 0
-  for (const windows of core.shaperWindows.values()) shaperWindows += windows.size
-  return {
-    name: core.name,
-    closed: core.shutdown !== undefined,
-    tasks,
-    sizes: {
-      liveTasks: core.live.size,
-      queued: core.backend.queued,
-      slotsInUse: core.backend.running,
-      runningBodies: core.runningBodies,
-      shaperWindows,
-      listeners: core.bus.listenerCount,
-    },
-    lastSeq: core.bus.lastSeq,
-  }
+  return inspectCore(toCore(runtime, 'inspect(runtime)'))
 }

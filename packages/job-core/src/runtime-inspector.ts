@@ -1,8 +1,8 @@
 import type { RuntimeListener } from './events.js'
-import { inspect, type RuntimeInspection } from './inspect.js'
+import type { RuntimeInspection } from './inspect.js'
+import { inspectCore } from './internal/inspection.js'
 import { toCore } from './internal/runtime-core.js'
 import type { Runtime } from './runtime.js'
-import { subscribe } from './subscribe.js'
 import { VERSION } from './version.js'
 
 /**
@@ -51,8 +51,8 @@ export function getRuntimeInspector(runtime: Runtime): RuntimeInspector {
   return {
     lib: `@vega/job-core@${VERSION}`,
     name: core.name,
-    subscribe: (listener) => subscribe(runtime, listener),
-    inspect: () => inspect(runtime),
+    subscribe: (listener) => core.bus.subscribe(listener),
+    inspect: () => inspectCore(core),
     now: () => core.clock.now(),
   }
 }

@@ -2,6 +2,7 @@ import type { Backend } from './backend.js'
 import type { Clock } from './clock.js'
 import { RuntimeCore } from './internal/runtime-core.js'
 import type { Plugin } from './plugin.js'
+import { getRuntimeInspector, RUNTIME_INSPECTOR_KEY } from './runtime-inspector.js'
 
 /**
  * A task runtime: the registry of live tasks, the backend with its slots, the
@@ -51,5 +52,10 @@ export interface RuntimeOptions {
  * ```
  */
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
-  return new RuntimeCore(options)
+  const core = new RuntimeCore(options)
+  // Non-enumerable and lazy: tools that cannot import core find it by Symbol.for.
+  Object.defineProperty(core, Symbol.for(RUNTIME_INSPECTOR_KEY), {
+    get: () => getRuntimeInspector(core),
+  })
+  return core
 }

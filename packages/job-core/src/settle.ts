@@ -1,5 +1,5 @@
-import { toCore } from './internal/runtime-core.js'
-import type { TaskRecord } from './internal/task-record.js'
+import { onSettled } from './internal/task-callbacks.js'
+import { recordOf } from './internal/task-handle.js'
 import type { Outcome, Task } from './task.js'
 
 /**
@@ -14,12 +14,11 @@ import type { Outcome, Task } from './task.js'
  * ```
  */
 export function settle<T>(task: Task<T>): Promise<Outcome<T>> {
-  const record = task as unknown as TaskRecord<T>
-  if (record === null || typeof record !== 'object' || typeof record.onSettled !== 'function') {
+  const record = recordOf(task)
+  if (record === undefined) {
     throw new TypeError('settle(task): expected a task returned by run().')
   }
-  toCore(record.runtime, 'settle(task)')
   return new Promise((resolve) => {
-    record.onSettled(() => resolve(record.outcome!))
+    onSettled(record, (settled) => resolve(settled.outcome as Outcome<T>))
   })
 }

@@ -10,17 +10,21 @@ export class CancelledOutcome {
   readonly status = 'cancelled' as const
   readonly reason: CancelReason
   private readonly taskId: number
-  private readonly options: { cancelledBy?: number | undefined; cause?: unknown }
+  private readonly options: { readonly cancelledBy?: number | undefined; readonly cause?: unknown }
   private built: CancelledError | undefined
 
   constructor(
     reason: CancelReason,
     taskId: number,
-    options: { cancelledBy?: number | undefined; cause?: unknown },
+    options: { readonly cancelledBy?: number | undefined; readonly cause?: unknown },
   ) {
     this.reason = reason
     this.taskId = taskId
     this.options = options
+  }
+
+  get cancelledBy(): number | undefined {
+    return this.options.cancelledBy
   }
 
   get error(): CancelledError {

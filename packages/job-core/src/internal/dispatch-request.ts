@@ -1,65 +1,98 @@
+import { IllegalStateError } from '../errors.js'
 import type { DispatchRequest } from '../plugin.js'
 import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { CancelReason } from '../task-state.js'
+import { type CancelOptions, cancelTask, failTask } from './cancellation.js'
+import { type Advance, DEPENDENCIES, DISPATCH } from './stages/stage.js'
+import { callerOf, recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
 
-/** The handle a dispatch handler gets; every method forwards to the task's state machine. */
+/** The handle a dispatch handler gets: the decisions it may take on one task. */
 export class DispatchRequestImpl implements DispatchRequest<unknown> {
   readonly binding: unknown
-  private readonly record: TaskRecord<unknown>
+  readonly #task: TaskRecord
+  readonly #advance: Advance
 
-  constructor(record: TaskRecord<unknown>, binding: unknown) {
-    this.record = record
+  constructor(task: TaskRecord, binding: unknown, advance: Advance) {
+    this.#task = task
     this.binding = binding
+    this.#advance = advance
   }
 
   get task(): Task<unknown> {
-    return this.record
+    return this.#task.handle
   }
 
   get taskFn(): TaskFn<unknown> {
-    return this.record.taskFn
+    return this.#task.taskFn
   }
 
   get options(): RunOptions {
-    return this.record.options
+    return this.#task.options.given
   }
 
   get decided(): boolean {
-    return this.record.decided
+    return this.#task.stage > DISPATCH || this.#task.outcome !== undefined
   }
 
   proceed(): Promise<unknown> {
-    return this.record.proceed()
+    const task = this.#task
+    if (task.outcome !== undefined) return callerOf(task).own(task.outcome)
+    if (task.stage !== DISPATCH) {
+      throw new IllegalStateError(
+        `Task #${task.id} was already dispatched (state ${task.state}); decide each task once.`,
+      )
+    }
+    task.stage = DEPENDENCIES
+    this.#advance(task)
+    return callerOf(task).own(task.outcome)
   }
 
   park(): void {
-    this.record.park()
+    const task = this.#task
+    if (task.state !== 'idle' || task.stage !== DISPATCH) {
+      throw new IllegalStateError(
+        `Task #${task.id} can only be parked while idle (it is ${task.state}).`,
+      )
+    }
+    task.moveTo('parked:coordinator')
   }
 
-  skip(reason: CancelReason, options?: { cancelledBy?: number; cause?: unknown }): Promise<never> {
+  skip(reason: CancelReason, options?: CancelOptions): Promise<never> {
     if (typeof reason !== 'string' || reason === '') {
       throw new TypeError(
         'request.skip(reason): reason must be a non-empty string such as "dedupe".',
       )
     }
-    return this.record.skip(reason, options)
+    const task = this.#task
+    cancelTask(task, reason, options)
+    return callerOf(task).own(task.outcome) as Promise<never>
   }
 
   follow(peer: Task<unknown>, reason: CancelReason = 'dedupe'): Promise<unknown> {
-    const record = this.record.runtime.recordOf(peer)
-    if (record === this.record) {
+    const record = this.#peer(peer, 'request.follow(peer)')
+    if (record === this.#task) {
       throw new TypeError('request.follow(peer): a task cannot follow itself; pass another task.')
     }
-    this.record.cancelWith(reason, { cancelledBy: record.id })
-    return record.promise
+    cancelTask(this.#task, reason, { cancelledBy: record.id })
+    return peer.promise
   }
 
   fail(error: unknown): void {
-    this.record.failWith(error)
+    failTask(this.#task, error)
   }
 
   cancelPeer(peer: Task<unknown>, reason: CancelReason = 'abort'): void {
-    this.record.runtime.recordOf(peer).cancelWith(reason, { cancelledBy: this.record.id })
+    cancelTask(this.#peer(peer, 'request.cancelPeer(peer)'), reason, {
+      cancelledBy: this.#task.id,
+    })
+  }
+
+  #peer(peer: Task<unknown>, where: string): TaskRecord {
+    const record = recordOf(peer)
+    if (record === undefined || record.core !== this.#task.core) {
+      throw new TypeError(`${where}: expected a task created by run() on this runtime.`)
+    }
+    return record
   }
 }

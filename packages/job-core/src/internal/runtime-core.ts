@@ -1,18 +1,19 @@
 import type { Backend } from '../backend.js'
 import { type Clock, systemClock } from '../clock.js'
-import { IllegalStateError } from '../errors.js'
-import type { DispatchHandler, Plugin, PluginHost } from '../plugin.js'
+import type { DispatchHandler } from '../plugin.js'
 import { createPriorityBackend } from '../priority-backend.js'
 import type { Runtime, RuntimeOptions } from '../runtime.js'
-import { getRuntimeInspector, RUNTIME_INSPECTOR_KEY } from '../runtime-inspector.js'
 import type { Shaper } from '../shaper.js'
 import type { ShutdownMode } from '../shutdown.js'
-import type { Task } from '../task.js'
+import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { TaskTag } from '../task-tag.js'
+import { createTask } from './create-task.js'
 import { RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
-import type { ShaperWindow } from './shaping.js'
+import { installPlugin } from './plugin-host.js'
+import { resolveRunOptions } from './run-options.js'
 import type { ShutdownState } from './shutdown-state.js'
+import type { ShaperWindow } from './stages/shape.js'
 import type { TaskRecord } from './task-record.js'
 
 let runtimeCount = 0
@@ -30,7 +31,7 @@ export class RuntimeCore implements Runtime {
   readonly bus: RuntimeEventBus
   readonly random: () => number
   backend: Backend
-  readonly live: LiveTasks<TaskRecord<unknown>> = new LiveTasks()
+  readonly live: LiveTasks<TaskRecord> = new LiveTasks()
   readonly claims: Map<TaskTag<unknown>, Claim> = new Map()
   /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
   readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>> = new Map()
@@ -71,75 +72,21 @@ export class RuntimeCore implements Runtime {
     if (!Array.isArray(plugins)) {
       throw new TypeError('createRuntime({ plugins }): plugins must be an array of plugin values.')
     }
-    for (const plugin of plugins) this.install(plugin)
-    // Non-enumerable and lazy: tools that cannot import core find it by Symbol.for.
-    Object.defineProperty(this, Symbol.for(RUNTIME_INSPECTOR_KEY), {
-      get: () => getRuntimeInspector(this),
-    })
+    for (const plugin of plugins) installPlugin(this, plugin)
   }
 
-  private install(plugin: Plugin): void {
-    if (plugin === null || typeof plugin !== 'object' || typeof plugin.install !== 'function') {
-      throw new TypeError(
-        `createRuntime({ plugins }): ${String(plugin)} is not a plugin; a plugin is { name, install(host) }.`,
-      )
-    }
-    if (this.disposers.some((d) => d.name === plugin.name)) {
-      throw new IllegalStateError(
-        `Plugin ${plugin.name} is installed twice in runtime ${this.name}.`,
-      )
-    }
-    let installing = true
-    const host: PluginHost = {
-      runtime: this,
-      clock: this.clock,
-      events: this.bus,
-      claim: (tag, handler) => {
-        if (this.claims.has(tag as TaskTag<unknown>)) {
-          throw new IllegalStateError(
-            `The tag of ${tag.plugin} is already claimed in runtime ${this.name}.`,
-          )
-        }
-        this.claims.set(tag as TaskTag<unknown>, {
-          plugin: plugin.name,
-          handler: handler as DispatchHandler<unknown> | undefined,
-        })
-      },
-      onPreCancel: (hook) => this.backend.onPreCancel(hook),
-      useBackend: (wrap) => {
-        if (!installing) {
-          throw new IllegalStateError('host.useBackend may only be called during install().')
-        }
-        this.backend = wrap(this.backend)
-      },
-      liveTasks: () => this.live.values() as IterableIterator<Task<unknown>>,
-      onSettled: (task, callback) => this.recordOf(task).onSettled(callback),
-      onExited: (task, callback) => this.recordOf(task).onExited(callback),
-      onShutdown: (listener) => {
-        this.shutdownListeners.push(listener)
-        return () => {
-          const index = this.shutdownListeners.indexOf(listener)
-          if (index !== -1) this.shutdownListeners.splice(index, 1)
-        }
-      },
-    }
-    const dispose = plugin.install(host)
-    installing = false
-    this.disposers.push({
-      name: plugin.name,
-      dispose: typeof dispose === 'function' ? dispose : () => {},
-    })
+  /** `run()` and `ctx.run()`: resolve the options, create the task, run its pipeline. */
+  runTask<T>(
+    taskFn: TaskFn<T>,
+    options: RunOptions | undefined,
+    fn: 'run' | 'ctx.run',
+    parent: TaskRecord | undefined,
+  ): Task<T> {
+    return createTask(this, taskFn as TaskFn<unknown>, resolveRunOptions(this, options, fn), parent)
+      .handle as Task<T>
   }
 
-  recordOf(task: Task<unknown>): TaskRecord<unknown> {
-    const record = task as TaskRecord<unknown>
-    if (typeof record?.onSettled !== 'function' || record.runtime !== this) {
-      throw new TypeError('Expected a task created by run() on this runtime.')
-    }
-    return record
-  }
-
-  /** Resolves when no task is live and no body is running. */
+  /** Calls `callback` when no task is live and no body is running (at once if so now). */
   whenIdle(callback: () => void): void {
     if (this.isIdle()) callback()
     else this.idleWaiters.push(callback)

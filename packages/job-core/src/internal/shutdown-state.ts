@@ -1,6 +1,7 @@
 import type { TimerHandle } from '../clock.js'
 import type { ShutdownMode, ShutdownReport } from '../shutdown.js'
 import type { TerminalState } from '../task-state.js'
+import { cancelTask } from './cancellation.js'
 import { nextMacrotask } from './macrotask.js'
 import type { RuntimeCore } from './runtime-core.js'
 
@@ -99,7 +100,7 @@ export class ShutdownState {
   }
 
   private cancelEverything(): void {
-    for (const task of this.runtime.live.toArray()) task.cancelWith('shutdown')
+    for (const task of this.runtime.live.toArray()) cancelTask(task, 'shutdown')
   }
 
   private async finish(): Promise<void> {

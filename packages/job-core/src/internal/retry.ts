@@ -1,5 +1,8 @@
 import { isCancelledError } from '../errors.js'
 import type { RetryPolicy } from '../task.js'
+import { QUEUE } from './stages/stage.js'
+import { extrasOf } from './task-extras.js'
+import type { TaskRecord } from './task-record.js'
 import { validateMs } from './validate.js'
 
 const BASE_DELAY_MS = 100
@@ -61,4 +64,35 @@ export function resolveRetry(retry: number | RetryPolicy | undefined): ResolvedR
       return retryIf === undefined ? true : retryIf(error, attempt) === true
     },
   }
+}
+
+/**
+ * How long to wait before the next attempt after `error`, or `undefined`
+ * when the task must end with it (no attempts left, not retryable).
+ * Throws when the policy itself is broken.
+ */
+export function retryDelay(task: TaskRecord, error: unknown): number | undefined {
+  const retry = task.options.retry
+  if (retry === undefined || !retry.shouldRetry(error, task.attempt)) return undefined
+  return retry.delayFor(task.attempt, error, task.core.random)
+}
+
+/** `running → parked:retry` for `delay` ms, then the failed attempt's job runs the pipeline again from the queue. */
+export function parkForRetry(
+  task: TaskRecord,
+  delay: number,
+  error: unknown,
+  failed: { resume(): void },
+): void {
+  task.moveTo('parked:retry', { error })
+  const core = task.core
+  if (core.bus.active) {
+    core.bus.emit({ type: 'task:retry', taskId: task.id, attempt: task.attempt, delay, error })
+  }
+  const extras = extrasOf(task)
+  extras.stageTimer = core.clock.setTimeout(() => {
+    extras.stageTimer = undefined
+    task.stage = QUEUE
+    failed.resume()
+  }, delay)
 }

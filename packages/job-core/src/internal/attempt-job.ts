@@ -1,0 +1,85 @@
+import type { BackendJob } from '../backend.js'
+import type { TimerHandle } from '../clock.js'
+import type { Task, TaskFn } from '../task.js'
+import type { Advance } from './stages/stage.js'
+import type { TaskContextImpl } from './task-context.js'
+import type { TaskRecord } from './task-record.js'
+
+/**
+ * One attempt of a task: what the backend queues and starts, and, once its
+ * body runs, the body's context, timer and slot. An attempt that no longer
+ * decides its task (cancelled, timed out) keeps its slot until its body
+ * leaves: the honest slot.
+ */
+/** The task of a job, for the kernel (a backend sees only the public `BackendJob`). */
+export let recordOfJob: (job: AttemptJob) => TaskRecord
+
+export class AttemptJob implements BackendJob {
+  readonly #task: TaskRecord
+  readonly #advance: Advance
+  /** The backend granted a slot (and the kernel took it). */
+  started = false
+  /** The body left: returned, threw, or never entered because the task ended first. */
+  exited = false
+  /** The `timeout.queue` timer while waiting, then the `timeout.attempt` timer while running. */
+  timer: TimerHandle | undefined = undefined
+  context: TaskContextImpl | undefined = undefined
+
+  static {
+    recordOfJob = (job) => job.#task
+  }
+
+  constructor(task: TaskRecord, advance: Advance) {
+    this.#task = task
+    this.#advance = advance
+  }
+
+  get task(): Task<unknown> {
+    return this.#task.handle
+  }
+
+  get priority(): number {
+    return this.#task.options.priority
+  }
+
+  get taskFn(): TaskFn<unknown> {
+    return this.#task.taskFn
+  }
+
+  /** The backend grants a slot: the task runs its execute stage, or gives the slot straight back. */
+  start(): void {
+    const task = this.#task
+    if (task.job !== this || this.started) {
+      // Withdrawn after the backend picked it.
+      task.core.backend.release(this)
+      return
+    }
+    this.started = true
+    this.clearTimer()
+    this.#advance(task)
+  }
+
+  /** Runs the pipeline for this job's task again (after a retry delay). */
+  resume(): void {
+    this.#advance(this.#task)
+  }
+
+  /** Leaves the backend's queue before starting. */
+  withdraw(): void {
+    this.clearTimer()
+    this.#task.core.backend.withdraw(this)
+  }
+
+  /** This attempt no longer decides its task: its signal aborts; its body keeps the slot until it leaves. */
+  abandon(reason: unknown): void {
+    this.clearTimer()
+    this.context?.abort(reason)
+  }
+
+  clearTimer(): void {
+    if (this.timer !== undefined) {
+      this.#task.core.clock.clearTimeout(this.timer)
+      this.timer = undefined
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { CancelReason } from '../task-state.js'
+import { CancelledOutcome } from './cancelled-outcome.js'
+import { finish } from './stages/settle.js'
+import type { TaskRecord } from './task-record.js'
+
+/** Who or what cancelled a task, besides the reason. */
+export interface CancelOptions {
+  readonly cancelledBy?: number | undefined
+  readonly cause?: unknown
+}
+
+const NO_CANCEL_OPTIONS: CancelOptions = Object.freeze({})
+
+/**
+ * Ends a non-terminal task `cancelled` with `reason`: immediate for the
+ * caller and the state machine, cooperative for a running body (its signal
+ * aborts; it keeps its slot until it exits). A no-op on a terminal task.
+ */
+export function cancelTask(
+  task: TaskRecord,
+  reason: CancelReason,
+  options: CancelOptions = NO_CANCEL_OPTIONS,
+): void {
+  if (task.outcome !== undefined) return
+  const outcome = new CancelledOutcome(reason, task.id, options)
+  // An abort's stack (where cancel() was called) is worth capturing now; merges build theirs on demand.
+  if (task.job?.started === true || reason === 'abort') abortRunning(task, outcome.error)
+  finish(
+    task,
+    outcome,
+    options.cancelledBy === undefined ? { reason } : { reason, cancelledBy: options.cancelledBy },
+  )
+}
+
+/** Ends a non-terminal task in `error` (a total or queue timeout, the loud-fail guard, a lost lease). */
+export function failTask(task: TaskRecord, error: unknown): void {
+  if (task.outcome !== undefined) return
+  abortRunning(task, error)
+  finish(task, { status: 'error', error }, { error })
+}
+
+/** The running attempt no longer decides anything: its signal aborts with `reason`, its timer goes. */
+export function abortRunning(task: TaskRecord, reason: unknown): void {
+  const job = task.job
+  if (job === undefined || !job.started) return
+  task.job = undefined
+  job.abandon(reason)
+}
+
+/** The first settle callback of a parent: its children end with it, reason `parent`. */
+export function cancelChildren(parent: TaskRecord): void {
+  const children = parent.extras?.children
+  if (children === undefined) return
+  parent.extras!.children = undefined
+  for (const child of [...children]) cancelTask(child, 'parent')
+}

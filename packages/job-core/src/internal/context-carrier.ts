@@ -1,0 +1,26 @@
+/**
+ * A door back into the async context of the moment it was made, for a body
+ * that starts later from somewhere else (a slot freed by another task, a
+ * timer, a peer's exit). A promise reaction runs in the context in which it
+ * was registered — that is how `AsyncLocalStorage` (and the coming
+ * `AsyncContext`) propagate — so the reaction registered here is the door.
+ * Made only for a task that waits: a body that starts inside `run()` is
+ * already in its context and pays nothing.
+ *
+ * `carrier(value)` runs the `enter` given at capture with `value`, in the
+ * captured context, one microtask later. Once.
+ */
+export type ContextCarrier<V> = (value: V) => void
+
+export function captureContext<V>(enter: (value: V) => void): ContextCarrier<V> {
+  new Promise<V>(capture as (resolve: ContextCarrier<V>) => void).then(enter)
+  const carrier = captured as ContextCarrier<V>
+  captured = undefined
+  return carrier
+}
+
+let captured: ContextCarrier<never> | undefined
+
+function capture(resolve: ContextCarrier<never>): void {
+  captured = resolve
+}

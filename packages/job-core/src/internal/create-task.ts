@@ -1,0 +1,94 @@
+import type { RuntimeEventMap } from '../events.js'
+import type { TaskFn } from '../task.js'
+import { readBindings } from './bindings.js'
+import { cancelChildren, cancelTask, failTask } from './cancellation.js'
+import { captureContext } from './context-carrier.js'
+import { advance } from './pipeline.js'
+import type { ResolvedRunOptions } from './run-options.js'
+import type { RuntimeCore } from './runtime-core.js'
+import { enterBody } from './stages/execute.js'
+import { extrasOf } from './task-extras.js'
+import { TaskHandle } from './task-handle.js'
+import { TaskRecord } from './task-record.js'
+import { armTimeout } from './timeouts.js'
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+/**
+ * Creates a task, registers it, admits it (shutdown, parent, external
+ * signal, total timeout) and runs the pipeline as far as it goes now. A task
+ * that has to wait keeps the async context of this call for its body.
+ */
+export function createTask(
+  core: RuntimeCore,
+  taskFn: TaskFn<unknown>,
+  options: ResolvedRunOptions,
+  parent: TaskRecord | undefined,
+): TaskRecord {
+  const task = new TaskRecord(core, taskFn, readBindings(taskFn as TaskFn<unknown>), options)
+  task.handle = new TaskHandle(task)
+  core.live.add(task)
+  if (parent !== undefined) extrasOf(task).parent = parent
+  const bus = core.bus
+  if (bus.active) {
+    const created: Mutable<RuntimeEventMap['task:created']> & {
+      type: 'task:created'
+      seq: number
+      at: number
+    } = {
+      type: 'task:created',
+      seq: bus.nextSeq(),
+      at: task.since,
+      taskId: task.id,
+      label: options.label,
+    }
+    if (parent !== undefined) created.parentId = parent.id
+    const key = task.key
+    if (key !== undefined) created.key = key
+    bus.deliver(created)
+  }
+  if (admit(task, parent)) advance(task)
+  if (task.outcome === undefined && task.attempt === 0) task.carrier = captureContext(enterBody)
+  return task
+}
+
+/** What may end a task before its pipeline starts; arms what lasts its whole life. */
+function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
+  if (parent !== undefined) {
+    if (parent.outcome !== undefined) {
+      cancelTask(task, 'parent')
+      return false
+    }
+    const extras = extrasOf(parent)
+    if (extras.children === undefined) {
+      extras.children = new Set()
+      // First of the parent's settle callbacks: a child that depends on its
+      // parent must end 'parent', not start because its dependency succeeded.
+      ;(extras.settledCallbacks ??= []).unshift(cancelChildren)
+    }
+    extras.children.add(task)
+  }
+  if (task.core.shutdown !== undefined) {
+    cancelTask(task, 'shutdown')
+    return false
+  }
+  const { signal, timeouts } = task.options
+  if (signal !== undefined) {
+    if (signal.aborted) {
+      cancelTask(task, 'abort', { cause: signal.reason })
+      return false
+    }
+    const onAbort = () => cancelTask(task, 'abort', { cause: signal.reason })
+    signal.addEventListener('abort', onAbort, { once: true })
+    extrasOf(task).detachSignal = () => signal.removeEventListener('abort', onAbort)
+  }
+  const total = timeouts?.total
+  if (total !== undefined) {
+    const extras = extrasOf(task)
+    extras.totalTimer = armTimeout(task, 'total', total, (error) => {
+      extras.totalTimer = undefined
+      failTask(task, error)
+    })
+  }
+  return true
+}

@@ -1,0 +1,34 @@
+import type { RuntimeInspection, TaskSnapshot } from '../inspect.js'
+import type { RuntimeCore } from './runtime-core.js'
+
+/** The snapshot behind `inspect(runtime)` and the runtime inspector. */
+export function inspectCore(core: RuntimeCore): RuntimeInspection {
+  const tasks: TaskSnapshot[] = []
+  for (const task of core.live.values()) {
+    tasks.push({
+      id: task.id,
+      label: task.options.label,
+      state: task.state,
+      key: task.key,
+      attempt: task.attempt,
+      parentId: task.parentId,
+      since: task.since,
+    })
+  }
+  let shaperWindows = 0
+  for (const windows of core.shaperWindows.values()) shaperWindows += windows.size
+  return {
+    name: core.name,
+    closed: core.shutdown !== undefined,
+    tasks,
+    sizes: {
+      liveTasks: core.live.size,
+      queued: core.backend.queued,
+      slotsInUse: core.backend.running,
+      runningBodies: core.runningBodies,
+      shaperWindows,
+      listeners: core.bus.listenerCount,
+    },
+    lastSeq: core.bus.lastSeq,
+  }
+}

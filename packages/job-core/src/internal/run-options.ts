@@ -1,0 +1,137 @@
+import type { RunOptions } from '../task.js'
+import { type ResolvedRetry, resolveRetry } from './retry.js'
+import type { RuntimeCore } from './runtime-core.js'
+import { recordOf } from './task-handle.js'
+import type { TaskRecord } from './task-record.js'
+import { validateMs } from './validate.js'
+
+/** The limits of `RunOptions.timeout`, in ms; `undefined` where none applies. */
+export interface Timeouts {
+  readonly attempt: number | undefined
+  readonly total: number | undefined
+  readonly queue: number | undefined
+}
+
+/**
+ * Everything a task needs from its `run()` call, checked once and frozen:
+ * nothing downstream re-reads or re-validates the caller's object.
+ */
+export interface ResolvedRunOptions {
+  readonly label: string | undefined
+  readonly priority: number
+  readonly signal: AbortSignal | undefined
+  /** A copy taken at run(): mutating the caller's array later cannot add a cycle. */
+  readonly dependsOn: readonly TaskRecord[] | undefined
+  readonly timeouts: Timeouts | undefined
+  readonly retry: ResolvedRetry | undefined
+  /** The caller's object, for dispatch handlers (`request.options`). */
+  readonly given: RunOptions
+}
+
+const NO_OPTIONS: RunOptions = Object.freeze({})
+
+/** What `run(rt, fn)` without options resolves to: shared, so a plain call allocates nothing here. */
+export const DEFAULT_RUN_OPTIONS: ResolvedRunOptions = Object.freeze({
+  label: undefined,
+  priority: 0,
+  signal: undefined,
+  dependsOn: undefined,
+  timeouts: undefined,
+  retry: undefined,
+  given: NO_OPTIONS,
+})
+
+/**
+ * Checks the options of `run()` or `ctx.run()` (`fn` names the call in
+ * errors) and resolves them for `core`: every field is checked here, once.
+ */
+export function resolveRunOptions(
+  core: RuntimeCore,
+  options: RunOptions | undefined,
+  fn: 'run' | 'ctx.run',
+): ResolvedRunOptions {
+  if (options === undefined) return DEFAULT_RUN_OPTIONS
+  if (options === null || typeof options !== 'object') {
+    const call = fn === 'run' ? 'run(runtime, taskFn, options)' : 'ctx.run(taskFn, options)'
+    throw new TypeError(`${call}: options must be an object.`)
+  }
+  const { label, signal, priority, dependsOn, timeout, retry } = options
+  if (label !== undefined && typeof label !== 'string') {
+    throw new TypeError(`${fn}(…, { label }): label must be a string.`)
+  }
+  if (
+    signal !== undefined &&
+    !(typeof signal === 'object' && signal !== null && 'aborted' in signal)
+  ) {
+    throw new TypeError(`${fn}(…, { signal }): signal must be an AbortSignal.`)
+  }
+  if (priority !== undefined && (typeof priority !== 'number' || !Number.isFinite(priority))) {
+    throw new TypeError(
+      `${fn}(…, { priority }): priority must be a finite number, got ${String(priority)}.`,
+    )
+  }
+  return Object.freeze({
+    label,
+    priority: priority ?? 0,
+    signal,
+    dependsOn: dependsOn === undefined ? undefined : checkDependencies(core, dependsOn, fn),
+    timeouts: timeout === undefined ? undefined : resolveTimeouts(timeout, fn),
+    retry: resolveRetry(retry),
+    given: options,
+  })
+}
+
+function resolveTimeouts(timeout: unknown, fn: string): Timeouts {
+  if (typeof timeout === 'number') {
+    return {
+      attempt: validateMs(timeout, `${fn}(…, { timeout })`),
+      total: undefined,
+      queue: undefined,
+    }
+  }
+  if (timeout === null || typeof timeout !== 'object') {
+    throw new TypeError(
+      `${fn}(…, { timeout }): timeout must be ms per attempt or { attempt?, total?, queue? }.`,
+    )
+  }
+  const { attempt, total, queue } = timeout as Record<string, unknown>
+  const pick = (ms: unknown, name: string) =>
+    ms === undefined ? undefined : validateMs(ms, `${fn}(…, { timeout: { ${name} } })`)
+  return {
+    attempt: pick(attempt, 'attempt'),
+    total: pick(total, 'total'),
+    queue: pick(queue, 'queue'),
+  }
+}
+
+/**
+ * Every dependency must be a task of this runtime, and it exists before the
+ * dependent: that is why a dependency cycle cannot be built.
+ */
+function checkDependencies(
+  core: RuntimeCore,
+  dependsOn: unknown,
+  fn: string,
+): readonly TaskRecord[] {
+  if (!Array.isArray(dependsOn)) {
+    throw new TypeError(
+      `${fn}(…, { dependsOn }): dependsOn must be an array of tasks returned by run().`,
+    )
+  }
+  const records: TaskRecord[] = []
+  for (const [index, dependency] of dependsOn.entries()) {
+    const record = recordOf(dependency)
+    if (record === undefined) {
+      throw new TypeError(
+        `${fn}(…, { dependsOn }): dependsOn[${index}] is not a task; pass tasks returned by run() or ctx.run(), not promises or functions.`,
+      )
+    }
+    if (record.core !== core) {
+      throw new TypeError(
+        `${fn}(…, { dependsOn }): dependsOn[${index}] (task #${record.id}) belongs to runtime ${record.core.name}, not ${core.name}; a task can only depend on tasks of its own runtime.`,
+      )
+    }
+    records.push(record)
+  }
+  return records
+}

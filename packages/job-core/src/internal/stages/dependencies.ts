@@ -1,0 +1,50 @@
+import { cancelTask } from '../cancellation.js'
+import { onSettled } from '../task-callbacks.js'
+import { extrasOf, type TaskCallback } from '../task-extras.js'
+import type { TaskRecord } from '../task-record.js'
+import { type Advance, QUEUE, type StageResult } from './stage.js'
+
+/**
+ * `parked:dependencies` until every `dependsOn` task has succeeded; if one
+ * ends otherwise, the task is cancelled with reason `dependency`.
+ */
+export function dependencies(task: TaskRecord, advance: Advance): StageResult {
+  const dependsOn = task.options.dependsOn
+  if (dependsOn === undefined || dependsOn.length === 0) return 'next'
+  const pending: TaskRecord[] = []
+  for (const dependency of dependsOn) {
+    if (dependency.outcome === undefined) pending.push(dependency)
+    else if (dependency.outcome.status !== 'success') {
+      cancelTask(task, 'dependency', { cause: dependencyFailure(dependency) })
+      return 'ended'
+    }
+  }
+  if (pending.length === 0) return 'next'
+  task.moveTo('parked:dependencies')
+  let waiting = pending.length
+  const settled: TaskCallback = (dependency) => {
+    if (task.state !== 'parked:dependencies') return
+    if (dependency.outcome!.status !== 'success') {
+      cancelTask(task, 'dependency', { cause: dependencyFailure(dependency) })
+    } else if (--waiting === 0) {
+      // Every other dependency has settled already: no listener is left to remove.
+      extrasOf(task).stageUndo = undefined
+      task.stage = QUEUE
+      advance(task)
+    }
+  }
+  const removers = pending.map((dependency) => onSettled(dependency, settled))
+  const removeAll = () => {
+    for (const remove of removers) remove()
+  }
+  extrasOf(task).stageUndo = removeAll
+  return 'parked'
+}
+
+function dependencyFailure(dependency: TaskRecord): Error {
+  const outcome = dependency.outcome!
+  const how = outcome.status === 'cancelled' ? `was cancelled (${outcome.reason})` : 'failed'
+  return new Error(`Dependency task #${dependency.id} ${how}.`, {
+    cause: outcome.status === 'success' ? undefined : outcome.error,
+  })
+}

@@ -1,0 +1,50 @@
+import { PluginMissingError } from '../../errors.js'
+import { failTask } from '../cancellation.js'
+import { CORE_TAG_OWNER } from '../core-tag-owner.js'
+import { DispatchRequestImpl } from '../dispatch-request.js'
+import { handled } from '../promises.js'
+import { callerOf } from '../task-handle.js'
+import type { TaskRecord } from '../task-record.js'
+import type { Advance, StageResult } from './stage.js'
+
+/**
+ * The dispatch seam: a taskFn tagged by a plugin is decided by the plugin
+ * that claimed the tag (the outermost binding with a handler decides; the
+ * others only route). A tag nobody claimed hits the loud-fail guard: the
+ * task ends in `error` with a `PluginMissingError` naming the plugin.
+ */
+export function dispatch(task: TaskRecord, advance: Advance): StageResult {
+  const entries = task.bindings?.entries
+  if (entries === undefined) return 'next'
+  let handler: ((request: DispatchRequestImpl) => unknown) | undefined
+  let binding: unknown
+  for (const entry of entries) {
+    const claim = task.core.claims.get(entry.tag)
+    if (claim === undefined) {
+      if (entry.tag.plugin === CORE_TAG_OWNER) continue
+      failTask(task, new PluginMissingError(entry.tag.plugin, task.id))
+      return 'ended'
+    }
+    if (claim.handler !== undefined) {
+      handler = claim.handler
+      binding = entry.binding
+    }
+  }
+  if (handler === undefined) return 'next'
+  const request = new DispatchRequestImpl(task, binding, advance)
+  const caller = callerOf(task)
+  let answer: unknown
+  // While the handler decides, its answer (not the task's own result) is what the caller will get.
+  caller.deciding = true
+  try {
+    answer = handler(request)
+  } catch (error) {
+    caller.deciding = false
+    if (!request.decided) failTask(task, error)
+    caller.substitute(handled(Promise.reject(error)))
+    return task.outcome === undefined ? 'parked' : 'ended'
+  }
+  caller.deciding = false
+  caller.substitute(answer)
+  return task.outcome === undefined ? 'parked' : 'ended'
+}

@@ -1,0 +1,116 @@
+import { type AttemptJob, recordOfJob } from '../attempt-job.js'
+import { captureContext } from '../context-carrier.js'
+import { isThenable } from '../promises.js'
+import { parkForRetry, retryDelay } from '../retry.js'
+import { TaskContextImpl } from '../task-context.js'
+import type { TaskRecord } from '../task-record.js'
+import { armTimeout } from '../timeouts.js'
+import { bodyLeft, finish } from './settle.js'
+import type { Advance, StageResult } from './stage.js'
+
+/**
+ * The backend granted the attempt a slot: the task runs. A task that waited
+ * enters its body through its context carrier, so the body runs in the
+ * async context of its `run()` call; one that starts inside `run()` enters
+ * at once.
+ */
+export function execute(task: TaskRecord, _advance: Advance): StageResult {
+  const job = task.job!
+  task.attempt++
+  task.moveTo('running')
+  task.bodiesInside++
+  task.core.runningBodies++
+  const carrier = task.carrier
+  if (carrier === undefined) enterBody(job)
+  else {
+    task.carrier = undefined
+    carrier(job)
+  }
+  return 'parked'
+}
+
+/** Calls the body of `job`'s task, unless the task ended while the attempt waited to enter. */
+export function enterBody(job: AttemptJob): void {
+  const task = recordOfJob(job)
+  if (task.job !== job) {
+    bodyExited(job, undefined, false)
+    return
+  }
+  const context = new TaskContextImpl(task, task.attempt)
+  job.context = context
+  const limit = task.options.timeouts?.attempt
+  if (limit !== undefined) {
+    // Armed from inside the body's context, so a retry it causes keeps that context.
+    job.timer = armTimeout(task, 'attempt', limit, (error) => {
+      job.timer = undefined
+      if (task.job !== job) return
+      context.abort(error)
+      attemptFailed(task, job, error)
+    })
+  }
+  let result: unknown
+  try {
+    result = task.body(context)
+  } catch (error) {
+    bodyExited(job, error, true)
+    return
+  }
+  if (isThenable(result)) {
+    result.then(
+      (value) => bodyExited(job, value, false),
+      (error) => bodyExited(job, error, true),
+    )
+  } else {
+    bodyExited(job, result, false)
+  }
+}
+
+/**
+ * The body of `job` left (or never entered). If the attempt still decides
+ * its task, its result settles the attempt; else `task:exited` reports
+ * what the late body did. Either way its slot is released now.
+ */
+function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
+  if (job.exited) return
+  job.exited = true
+  job.clearTimer()
+  const task = recordOfJob(job)
+  const core = task.core
+  if (task.job === job) {
+    task.job = undefined
+    if (threw) attemptFailed(task, job, value)
+    else finish(task, { status: 'success', value })
+  } else if (job.context !== undefined && core.bus.active) {
+    core.bus.emit(
+      threw
+        ? { type: 'task:exited', taskId: task.id, threw: value }
+        : { type: 'task:exited', taskId: task.id },
+    )
+  }
+  task.bodiesInside--
+  core.runningBodies--
+  bodyLeft(task)
+  core.backend.release(job)
+  core.checkIdle()
+}
+
+/** An attempt failed: another one follows after the retry delay, or the task ends in `error`. */
+function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void {
+  if (task.job === job) task.job = undefined
+  let delay: number | undefined
+  try {
+    delay = retryDelay(task, error)
+  } catch (policyError) {
+    // A retryIf or delay that throws (or a delay that is not a duration) ends
+    // the task with that error: the policy is broken, and nothing may hang.
+    finish(task, { status: 'error', error: policyError }, { error: policyError })
+    return
+  }
+  if (delay === undefined) {
+    finish(task, { status: 'error', error }, { error })
+    return
+  }
+  // Still in the failed body's context: the next attempt enters through it.
+  task.carrier = captureContext(enterBody)
+  parkForRetry(task, delay, error, job)
+}

@@ -1,0 +1,26 @@
+import { AttemptJob } from '../attempt-job.js'
+import { failTask } from '../cancellation.js'
+import type { TaskRecord } from '../task-record.js'
+import { armTimeout } from '../timeouts.js'
+import { type Advance, EXECUTE, type StageResult } from './stage.js'
+
+/**
+ * Hands one attempt to the backend, which starts it (the execute stage)
+ * when a slot is free — synchronously, inside `enqueue`, when one is free
+ * now and nothing waits ahead. `timeout.queue` bounds the wait.
+ */
+export function queue(task: TaskRecord, advance: Advance): StageResult {
+  task.moveTo('queued')
+  const job = new AttemptJob(task, advance)
+  task.job = job
+  task.stage = EXECUTE
+  const limit = task.options.timeouts?.queue
+  if (limit !== undefined) {
+    job.timer = armTimeout(task, 'queue', limit, (error) => {
+      job.timer = undefined
+      failTask(task, error)
+    })
+  }
+  task.core.backend.enqueue(job)
+  return 'parked'
+}

@@ -1,0 +1,74 @@
+import type { Outcome } from '../../task.js'
+import type { TaskRecord, TransitionExtra } from '../task-record.js'
+
+/**
+ * Every ending of a task, from whichever stage: the terminal transition,
+ * then everything the task held is let go — its parked stage, its timers,
+ * its place among the live tasks and its parent's children — the caller's
+ * promise settles, and the settle callbacks run (children are cancelled by
+ * the first of them). Runs once per task: callers check `outcome` first.
+ */
+export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: TransitionExtra): void {
+  leaveStage(task)
+  task.moveTo(outcome.status, extra)
+  task.outcome = outcome
+  const core = task.core
+  core.live.delete(task)
+  const extras = task.extras
+  if (extras !== undefined) {
+    if (extras.totalTimer !== undefined) {
+      core.clock.clearTimeout(extras.totalTimer)
+      extras.totalTimer = undefined
+    }
+    extras.detachSignal?.()
+    extras.detachSignal = undefined
+    extras.parent?.extras?.children?.delete(task)
+  }
+  const caller = task.caller
+  if (caller !== undefined) {
+    caller.settle(outcome)
+    caller.releaseHeld(outcome)
+  }
+  const callbacks = extras?.settledCallbacks
+  if (callbacks !== undefined) {
+    extras!.settledCallbacks = undefined
+    // A copy: a callback may remove another (or itself) while they run.
+    for (const callback of callbacks.slice()) callback(task)
+  }
+  core.shutdown?.taskSettled(outcome.status)
+  bodyLeft(task)
+  core.checkIdle()
+}
+
+/** Undoes the parked stage the task is in: its place in the backend, its timer, its listeners. */
+export function leaveStage(task: TaskRecord): void {
+  const job = task.job
+  if (job !== undefined && !job.started) {
+    task.job = undefined
+    job.withdraw()
+  }
+  const extras = task.extras
+  if (extras === undefined) return
+  if (extras.stageTimer !== undefined) {
+    task.core.clock.clearTimeout(extras.stageTimer)
+    extras.stageTimer = undefined
+  }
+  const undo = extras.stageUndo
+  if (undo !== undefined) {
+    extras.stageUndo = undefined
+    undo()
+  }
+}
+
+/**
+ * Runs the exit callbacks once the task has ended and no body of it holds
+ * a slot any more (`host.onExited`).
+ */
+export function bodyLeft(task: TaskRecord): void {
+  if (task.outcome === undefined || task.bodiesInside !== 0) return
+  const extras = task.extras
+  const callbacks = extras?.exitedCallbacks
+  if (callbacks === undefined) return
+  extras!.exitedCallbacks = undefined
+  for (const callback of callbacks.slice()) callback(task)
+}

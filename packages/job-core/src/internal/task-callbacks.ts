@@ -1,0 +1,28 @@
+import { addCallback, extrasOf, type TaskCallback } from './task-extras.js'
+import type { TaskRecord } from './task-record.js'
+
+const done = (): void => {}
+
+/**
+ * Calls `callback` synchronously when `task` reaches a terminal state, or at
+ * once if it already has. Returns its remover.
+ */
+export function onSettled(task: TaskRecord, callback: TaskCallback): () => void {
+  if (task.outcome !== undefined) {
+    callback(task)
+    return done
+  }
+  return addCallback((extrasOf(task).settledCallbacks ??= []), callback)
+}
+
+/**
+ * Calls `callback` once `task` has ended and no body of it holds a slot,
+ * or at once if that moment has passed. Returns its remover.
+ */
+export function onExited(task: TaskRecord, callback: TaskCallback): () => void {
+  if (task.outcome !== undefined && task.bodiesInside === 0) {
+    callback(task)
+    return done
+  }
+  return addCallback((extrasOf(task).exitedCallbacks ??= []), callback)
+}

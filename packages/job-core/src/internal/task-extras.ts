@@ -1,0 +1,52 @@
+import type { TimerHandle } from '../clock.js'
+import type { TaskRecord } from './task-record.js'
+
+/** Called with the task when it reaches a terminal state, or when its last body has left. */
+export type TaskCallback = (task: TaskRecord) => void
+
+/**
+ * What only some tasks need: a parent or children, callbacks, the timers and
+ * listeners of a parked stage. One object, made on first use, so a plain
+ * task pays one field for all of it.
+ */
+export interface TaskExtras {
+  parent: TaskRecord | undefined
+  children: Set<TaskRecord> | undefined
+  settledCallbacks: TaskCallback[] | undefined
+  exitedCallbacks: TaskCallback[] | undefined
+  /** `timeout.total`, armed at run() and cleared when the task ends. */
+  totalTimer: TimerHandle | undefined
+  /** Removes the listener on `RunOptions.signal`. */
+  detachSignal: (() => void) | undefined
+  /** The timer of the parked stage (the retry delay). */
+  stageTimer: TimerHandle | undefined
+  /** What leaving the parked stage undoes (dependency listeners, the shaper window's hold). */
+  stageUndo: (() => void) | undefined
+}
+
+export function extrasOf(task: TaskRecord): TaskExtras {
+  let extras = task.extras
+  if (extras === undefined) {
+    extras = {
+      parent: undefined,
+      children: undefined,
+      settledCallbacks: undefined,
+      exitedCallbacks: undefined,
+      totalTimer: undefined,
+      detachSignal: undefined,
+      stageTimer: undefined,
+      stageUndo: undefined,
+    }
+    task.extras = extras
+  }
+  return extras
+}
+
+/** Adds `callback` to a list that the end of the task runs once; returns its remover. */
+export function addCallback(list: TaskCallback[], callback: TaskCallback): () => void {
+  list.push(callback)
+  return () => {
+    const index = list.indexOf(callback)
+    if (index !== -1) list.splice(index, 1)
+  }
+}

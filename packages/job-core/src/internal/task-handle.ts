@@ -1,0 +1,89 @@
+import type { Task } from '../task.js'
+import type { CancelReason, TaskState } from '../task-state.js'
+import { CallerPromise } from './caller-promise.js'
+import { cancelTask } from './cancellation.js'
+import type { TaskRecord } from './task-record.js'
+
+let readRecord: (value: object) => TaskRecord | undefined
+
+/**
+ * What `run()` returns: the `Task` interface and nothing else. The record
+ * behind it, with its pipeline and backend, is out of reach (`#task`).
+ */
+export class TaskHandle<T> implements Task<T> {
+  readonly #task: TaskRecord
+
+  static {
+    readRecord = (value) => (#task in value ? (value as TaskHandle<unknown>).#task : undefined)
+  }
+
+  constructor(task: TaskRecord) {
+    this.#task = task
+  }
+
+  get id(): number {
+    return this.#task.id
+  }
+
+  get label(): string | undefined {
+    return this.#task.options.label
+  }
+
+  get state(): TaskState {
+    return this.#task.state
+  }
+
+  get cancelReason(): CancelReason | undefined {
+    const outcome = this.#task.outcome
+    return outcome?.status === 'cancelled' ? outcome.reason : undefined
+  }
+
+  get cancelledBy(): number | undefined {
+    const outcome = this.#task.outcome
+    return outcome?.status === 'cancelled' ? cancelledByOf(outcome) : undefined
+  }
+
+  get attempt(): number {
+    return this.#task.attempt
+  }
+
+  get promise(): Promise<T> {
+    return callerOf(this.#task).promise(this.#task.outcome) as Promise<T>
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a Task is a thenable by design (await run(...)).
+  then<R1 = T, R2 = never>(
+    onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.promise.then(onFulfilled, onRejected)
+  }
+
+  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.promise.catch(onRejected)
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<T> {
+    return this.promise.finally(onFinally)
+  }
+
+  cancel(): void {
+    cancelTask(this.#task as TaskRecord, 'abort')
+  }
+}
+
+/** The record behind a task returned by `run()`, or `undefined` for anything else (a brand check). */
+export function recordOf(value: unknown): TaskRecord | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  return readRecord(value)
+}
+
+/** The task's caller promise, made on first use. */
+export function callerOf(task: TaskRecord): CallerPromise {
+  task.caller ??= new CallerPromise()
+  return task.caller
+}
+
+function cancelledByOf(outcome: object): number | undefined {
+  return (outcome as { cancelledBy?: number }).cancelledBy
+}

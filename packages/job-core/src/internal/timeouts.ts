@@ -1,0 +1,17 @@
+import type { TimerHandle } from '../clock.js'
+import { TimeoutError, type TimeoutPhase } from '../errors.js'
+import type { TaskRecord } from './task-record.js'
+
+/**
+ * Arms the `phase` limit of `task` on the runtime clock: after `ms`,
+ * `expire` receives the `TimeoutError` that says which limit passed. The
+ * one place a timeout is armed, for `attempt`, `total` and `queue` alike.
+ */
+export function armTimeout(
+  task: TaskRecord,
+  phase: TimeoutPhase,
+  ms: number,
+  expire: (error: TimeoutError) => void,
+): TimerHandle {
+  return task.core.clock.setTimeout(() => expire(new TimeoutError(phase, ms, task.id)), ms)
+}
