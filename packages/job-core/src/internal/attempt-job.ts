@@ -17,10 +17,12 @@ export let recordOfJob: (job: AttemptJob) => TaskRecord
 export class AttemptJob implements BackendJob {
   readonly #task: TaskRecord
   readonly #advance: Advance
-  /** The backend granted a slot (and the kernel took it). */
-  started = false
-  /** The body left: returned, threw, or never entered because the task ended first. */
-  exited = false
+  /**
+   * `waiting` for a slot; `started` once the backend granted one and the
+   * kernel took it; `exited` once the body left (returned, threw, or never
+   * entered because the task ended first).
+   */
+  phase: 'waiting' | 'started' | 'exited' = 'waiting'
   /** The `timeout.queue` timer while waiting, then the `timeout.attempt` timer while running. */
   timer: TimerHandle | undefined = undefined
   context: TaskContextImpl | undefined = undefined
@@ -49,12 +51,12 @@ export class AttemptJob implements BackendJob {
   /** The backend grants a slot: the task runs its execute stage, or gives the slot straight back. */
   start(): void {
     const task = this.#task
-    if (task.job !== this || this.started) {
+    if (task.job !== this || this.phase !== 'waiting') {
       // Withdrawn after the backend picked it.
       task.core.backend.release(this)
       return
     }
-    this.started = true
+    this.phase = 'started'
     this.clearTimer()
     this.#advance(task)
   }

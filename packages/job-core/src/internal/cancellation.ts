@@ -1,6 +1,7 @@
 import type { CancelReason } from '../task-state.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import { finish } from './stages/settle.js'
+import { extrasOf } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
 
 /** Who or what cancelled a task, besides the reason. */
@@ -24,7 +25,7 @@ export function cancelTask(
   if (task.outcome !== undefined) return
   const outcome = new CancelledOutcome(reason, task.id, options)
   // An abort's stack (where cancel() was called) is worth capturing now; merges build theirs on demand.
-  if (task.job?.started === true || reason === 'abort') abortRunning(task, outcome.error)
+  if (task.job?.phase === 'started' || reason === 'abort') abortRunning(task, outcome.error)
   finish(
     task,
     outcome,
@@ -42,8 +43,10 @@ export function failTask(task: TaskRecord, error: unknown): void {
 /** The running attempt no longer decides anything: its signal aborts with `reason`, its timer goes. */
 export function abortRunning(task: TaskRecord, reason: unknown): void {
   const job = task.job
-  if (job === undefined || !job.started) return
+  if (job === undefined || job.phase !== 'started') return
   task.job = undefined
+  // The body keeps its slot until it leaves; until then the task has not exited.
+  extrasOf(task).staleBodies++
   job.abandon(reason)
 }
 

@@ -1,3 +1,5 @@
+import type { TaskRecord } from './task-record.js'
+
 /**
  * A door back into the async context of the moment it was made, for a body
  * that starts later from somewhere else (a slot freed by another task, a
@@ -12,15 +14,34 @@
  */
 export type ContextCarrier<V> = (value: V) => void
 
-export function captureContext<V>(enter: (value: V) => void): ContextCarrier<V> {
+/** A carrier whose reaction's own promise is dropped (a retry's next attempt). */
+export function captureContext<V>(enter: (value: V) => unknown): ContextCarrier<V> {
   new Promise<V>(capture as (resolve: ContextCarrier<V>) => void).then(enter)
-  const carrier = captured as ContextCarrier<V>
-  captured = undefined
-  return carrier
+  return takeCaptured()
+}
+
+/**
+ * The carrier of a task that waits from inside its `run()` call. The
+ * reaction's promise becomes the task's own promise: `enter` returns the
+ * task, a thenable the promise machinery adopts (see `adoptOwn`), so one
+ * pending promise serves both the door and the caller.
+ */
+export function captureForTask<V>(
+  task: TaskRecord,
+  enter: (value: V) => TaskRecord | PromiseLike<unknown>,
+): void {
+  task.own = new Promise<V>(capture as (resolve: ContextCarrier<V>) => void).then(enter)
+  task.carrier = takeCaptured()
 }
 
 let captured: ContextCarrier<never> | undefined
 
 function capture(resolve: ContextCarrier<never>): void {
   captured = resolve
+}
+
+function takeCaptured<V>(): ContextCarrier<V> {
+  const carrier = captured as ContextCarrier<V>
+  captured = undefined
+  return carrier
 }

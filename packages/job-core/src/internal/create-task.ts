@@ -1,12 +1,11 @@
 import type { RuntimeEventMap } from '../events.js'
 import type { TaskFn } from '../task.js'
-import { readBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
-import { captureContext } from './context-carrier.js'
+import { captureContext, captureForTask } from './context-carrier.js'
 import { advance } from './pipeline.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
-import { enterBody } from './stages/execute.js'
+import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf } from './task-extras.js'
 import { TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
@@ -25,7 +24,7 @@ export function createTask(
   options: ResolvedRunOptions,
   parent: TaskRecord | undefined,
 ): TaskRecord {
-  const task = new TaskRecord(core, taskFn, readBindings(taskFn as TaskFn<unknown>), options)
+  const task = new TaskRecord(core, taskFn, options)
   task.handle = new TaskHandle(task)
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent
@@ -48,7 +47,11 @@ export function createTask(
     bus.deliver(created)
   }
   if (admit(task, parent)) advance(task)
-  if (task.outcome === undefined && task.attempt === 0) task.carrier = captureContext(enterBody)
+  if (task.outcome === undefined && task.attempt === 0) {
+    // It waits: keep this call's async context for its body.
+    if (task.own === undefined) captureForTask(task, enterWaiting)
+    else task.carrier = captureContext(enterIfGranted)
+  }
   return task
 }
 

@@ -2,9 +2,10 @@ import { IllegalStateError } from '../errors.js'
 import type { DispatchRequest } from '../plugin.js'
 import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { CancelReason } from '../task-state.js'
+import { ownPromise } from './caller-promise.js'
 import { type CancelOptions, cancelTask, failTask } from './cancellation.js'
 import { type Advance, DEPENDENCIES, DISPATCH } from './stages/stage.js'
-import { callerOf, recordOf } from './task-handle.js'
+import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
 
 /** The handle a dispatch handler gets: the decisions it may take on one task. */
@@ -37,7 +38,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
 
   proceed(): Promise<unknown> {
     const task = this.#task
-    if (task.outcome !== undefined) return callerOf(task).own(task.outcome)
+    if (task.outcome !== undefined) return ownPromise(task)
     if (task.stage !== DISPATCH) {
       throw new IllegalStateError(
         `Task #${task.id} was already dispatched (state ${task.state}); decide each task once.`,
@@ -45,7 +46,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     }
     task.stage = DEPENDENCIES
     this.#advance(task)
-    return callerOf(task).own(task.outcome)
+    return ownPromise(task)
   }
 
   park(): void {
@@ -66,7 +67,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     }
     const task = this.#task
     cancelTask(task, reason, options)
-    return callerOf(task).own(task.outcome) as Promise<never>
+    return ownPromise(task) as Promise<never>
   }
 
   follow(peer: Task<unknown>, reason: CancelReason = 'dedupe'): Promise<unknown> {

@@ -28,6 +28,8 @@ export interface Claim {
 export class RuntimeCore implements Runtime {
   readonly name: string
   readonly clock: Clock
+  /** The clock's first reading: task times are kept relative to it (see `TaskRecord.sinceOffset`). */
+  readonly clockOrigin: number
   readonly bus: RuntimeEventBus
   readonly random: () => number
   backend: Backend
@@ -60,6 +62,7 @@ export class RuntimeCore implements Runtime {
         'createRuntime({ clock }): a clock needs now(), setTimeout() and clearTimeout().',
       )
     }
+    this.clockOrigin = this.clock.now()
     this.random = options.random ?? Math.random
     if (options.backend !== undefined && options.concurrency !== undefined) {
       throw new TypeError(

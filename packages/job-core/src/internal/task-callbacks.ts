@@ -20,7 +20,7 @@ export function onSettled(task: TaskRecord, callback: TaskCallback): () => void 
  * or at once if that moment has passed. Returns its remover.
  */
 export function onExited(task: TaskRecord, callback: TaskCallback): () => void {
-  if (task.outcome !== undefined && task.bodiesInside === 0) {
+  if (task.outcome !== undefined && (task.extras?.staleBodies ?? 0) === 0) {
     callback(task)
     return done
   }

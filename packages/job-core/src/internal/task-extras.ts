@@ -1,4 +1,5 @@
 import type { TimerHandle } from '../clock.js'
+import type { CallerSubstitute } from './caller-promise.js'
 import type { TaskRecord } from './task-record.js'
 
 /** Called with the task when it reaches a terminal state, or when its last body has left. */
@@ -22,6 +23,10 @@ export interface TaskExtras {
   stageTimer: TimerHandle | undefined
   /** What leaving the parked stage undoes (dependency listeners, the shaper window's hold). */
   stageUndo: (() => void) | undefined
+  /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
+  staleBodies: number
+  /** What the caller receives instead of the own promise, when a handler or shaper substituted it. */
+  substitute: CallerSubstitute | undefined
 }
 
 export function extrasOf(task: TaskRecord): TaskExtras {
@@ -36,6 +41,8 @@ export function extrasOf(task: TaskRecord): TaskExtras {
       detachSignal: undefined,
       stageTimer: undefined,
       stageUndo: undefined,
+      staleBodies: 0,
+      substitute: undefined,
     }
     task.extras = extras
   }

@@ -1,6 +1,6 @@
 import type { Task } from '../task.js'
 import type { CancelReason, TaskState } from '../task-state.js'
-import { CallerPromise } from './caller-promise.js'
+import { callerPromise } from './caller-promise.js'
 import { cancelTask } from './cancellation.js'
 import type { TaskRecord } from './task-record.js'
 
@@ -48,7 +48,7 @@ export class TaskHandle<T> implements Task<T> {
   }
 
   get promise(): Promise<T> {
-    return callerOf(this.#task).promise(this.#task.outcome) as Promise<T>
+    return callerPromise(this.#task) as Promise<T>
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a Task is a thenable by design (await run(...)).
@@ -76,12 +76,6 @@ export class TaskHandle<T> implements Task<T> {
 export function recordOf(value: unknown): TaskRecord | undefined {
   if (value === null || typeof value !== 'object') return undefined
   return readRecord(value)
-}
-
-/** The task's caller promise, made on first use. */
-export function callerOf(task: TaskRecord): CallerPromise {
-  task.caller ??= new CallerPromise()
-  return task.caller
 }
 
 function cancelledByOf(outcome: object): number | undefined {

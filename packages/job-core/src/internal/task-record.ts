@@ -3,13 +3,22 @@ import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import { isLegalTransition, type TaskState } from '../task-state.js'
 import type { AttemptJob } from './attempt-job.js'
-import type { TaskBindings } from './bindings.js'
-import type { CallerPromise } from './caller-promise.js'
+import { readBindings, type TaskBindings } from './bindings.js'
+import { adoptOwn } from './caller-promise.js'
 import type { ContextCarrier } from './context-carrier.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import type { StageIndex } from './stages/stage.js'
 import type { TaskExtras } from './task-extras.js'
+
+/**
+ * What the context carrier of a task that ended while it waited carries: a
+ * wrapper, because the record itself is a thenable and a promise resolved
+ * with it would adopt it.
+ */
+export interface EndedWaiting {
+  readonly ended: TaskRecord
+}
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -30,42 +39,49 @@ export class TaskRecord {
   readonly core: RuntimeCore
   /** The taskFn as passed to `run()` (tags included). */
   readonly taskFn: TaskFn<unknown>
-  /** The tags on `taskFn`, read once; `undefined` for a plain function. */
-  readonly bindings: TaskBindings | undefined
   readonly options: ResolvedRunOptions
   /** What the caller holds: set once, right after construction. */
   handle!: Task<unknown>
   state: TaskState = 'idle'
   /** The stage the pipeline runs next. */
   stage: StageIndex = 0
-  /** Clock time of the last transition (devtools snapshots show how long a task has waited). */
-  since: number
+  /**
+   * Clock time of the last transition (devtools snapshots show how long a
+   * task has waited), kept relative to the runtime's first clock reading: a
+   * small integer stays unboxed, an epoch reading would be a heap number per
+   * transition.
+   */
+  sinceOffset: number
   attempt = 0
   livePrev: TaskRecord | undefined = undefined
   liveNext: TaskRecord | undefined = undefined
   outcome: Outcome<unknown> | undefined = undefined
-  /** The caller's promise, created when someone first asks for it. */
-  caller: CallerPromise | undefined = undefined
+  /** The task's own result as a promise: made at once for a task that waits, else on first use. */
+  own: Promise<unknown> | undefined = undefined
+  resolveOwn: ((value: unknown) => void) | undefined = undefined
+  rejectOwn: ((error: unknown) => void) | undefined = undefined
   /** The attempt that waits for a slot or whose body runs and still decides the task. */
   job: AttemptJob | undefined = undefined
-  /** Bodies of this task that started and have not left (a cancelled one included). */
-  bodiesInside = 0
   /** The async context of `run()`, kept for a body that starts later. */
-  carrier: ContextCarrier<AttemptJob> | undefined = undefined
+  carrier: ContextCarrier<AttemptJob | EndedWaiting> | undefined = undefined
   extras: TaskExtras | undefined = undefined
 
-  constructor(
-    core: RuntimeCore,
-    taskFn: TaskFn<unknown>,
-    bindings: TaskBindings | undefined,
-    options: ResolvedRunOptions,
-  ) {
+  constructor(core: RuntimeCore, taskFn: TaskFn<unknown>, options: ResolvedRunOptions) {
     this.id = core.nextTaskId++
     this.core = core
     this.taskFn = taskFn
-    this.bindings = bindings
     this.options = options
-    this.since = core.clock.now()
+    this.sinceOffset = core.clock.now() - core.clockOrigin
+  }
+
+  /** The tags on `taskFn`; `undefined` for a plain function. */
+  get bindings(): TaskBindings | undefined {
+    return readBindings(this.taskFn)
+  }
+
+  /** Clock time of the last transition. */
+  get since(): number {
+    return this.core.clockOrigin + this.sinceOffset
   }
 
   /** The function the body runs: `taskFn` without its tags. */
@@ -89,6 +105,16 @@ export class TaskRecord {
     return this.extras?.parent?.id
   }
 
+  /**
+   * Not the public `Task.then`: the promise machinery calls it once to let
+   * the own promise of a task that waited follow the task (see
+   * `context-carrier.ts`). The record never reaches user code.
+   */
+  // biome-ignore lint/suspicious/noThenProperty: the adoption step of the own promise, on an internal object.
+  then(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+    adoptOwn(this, resolve, reject)
+  }
+
   /** Changes the state, refusing illegal transitions, and reports it on the bus. */
   moveTo(to: TaskState, extra?: TransitionExtra): void {
     const from = this.state
@@ -98,7 +124,7 @@ export class TaskRecord {
     this.state = to
     const core = this.core
     const at = core.clock.now()
-    this.since = at
+    this.sinceOffset = at - core.clockOrigin
     const bus = core.bus
     if (!bus.active) return
     const event: Mutable<RuntimeEventMap['task:transition']> & {

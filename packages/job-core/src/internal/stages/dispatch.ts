@@ -1,9 +1,9 @@
 import { PluginMissingError } from '../../errors.js'
+import { setDeciding, substitute } from '../caller-promise.js'
 import { failTask } from '../cancellation.js'
 import { CORE_TAG_OWNER } from '../core-tag-owner.js'
 import { DispatchRequestImpl } from '../dispatch-request.js'
 import { handled } from '../promises.js'
-import { callerOf } from '../task-handle.js'
 import type { TaskRecord } from '../task-record.js'
 import type { Advance, StageResult } from './stage.js'
 
@@ -32,19 +32,18 @@ export function dispatch(task: TaskRecord, advance: Advance): StageResult {
   }
   if (handler === undefined) return 'next'
   const request = new DispatchRequestImpl(task, binding, advance)
-  const caller = callerOf(task)
   let answer: unknown
   // While the handler decides, its answer (not the task's own result) is what the caller will get.
-  caller.deciding = true
+  setDeciding(task, true)
   try {
     answer = handler(request)
   } catch (error) {
-    caller.deciding = false
+    setDeciding(task, false)
     if (!request.decided) failTask(task, error)
-    caller.substitute(handled(Promise.reject(error)))
+    substitute(task, handled(Promise.reject(error)))
     return task.outcome === undefined ? 'parked' : 'ended'
   }
-  caller.deciding = false
-  caller.substitute(answer)
+  setDeciding(task, false)
+  substitute(task, answer)
   return task.outcome === undefined ? 'parked' : 'ended'
 }

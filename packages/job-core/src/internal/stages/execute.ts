@@ -1,9 +1,10 @@
-import { type AttemptJob, recordOfJob } from '../attempt-job.js'
+import { AttemptJob, recordOfJob } from '../attempt-job.js'
 import { captureContext } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay } from '../retry.js'
 import { TaskContextImpl } from '../task-context.js'
-import type { TaskRecord } from '../task-record.js'
+import { extrasOf } from '../task-extras.js'
+import type { EndedWaiting, TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { bodyLeft, finish } from './settle.js'
 import type { Advance, StageResult } from './stage.js'
@@ -18,7 +19,6 @@ export function execute(task: TaskRecord, _advance: Advance): StageResult {
   const job = task.job!
   task.attempt++
   task.moveTo('running')
-  task.bodiesInside++
   task.core.runningBodies++
   const carrier = task.carrier
   if (carrier === undefined) enterBody(job)
@@ -27,6 +27,23 @@ export function execute(task: TaskRecord, _advance: Advance): StageResult {
     carrier(job)
   }
   return 'parked'
+}
+
+/**
+ * The door of a task that waited from inside its `run()` call: enters the
+ * body of the granted attempt, then hands the task to the promise machinery
+ * so the own promise follows it. A task that ended while it waited comes
+ * through too, only to settle its own promise.
+ */
+export function enterWaiting(value: AttemptJob | EndedWaiting): TaskRecord {
+  if (!(value instanceof AttemptJob)) return value.ended
+  enterBody(value)
+  return recordOfJob(value)
+}
+
+/** The door of a later attempt (a retry), or of a task whose own promise existed before it waited. */
+export function enterIfGranted(value: AttemptJob | EndedWaiting): void {
+  if (value instanceof AttemptJob) enterBody(value)
 }
 
 /** Calls the body of `job`'s task, unless the task ended while the attempt waited to enter. */
@@ -71,8 +88,8 @@ export function enterBody(job: AttemptJob): void {
  * what the late body did. Either way its slot is released now.
  */
 function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
-  if (job.exited) return
-  job.exited = true
+  if (job.phase === 'exited') return
+  job.phase = 'exited'
   job.clearTimer()
   const task = recordOfJob(job)
   const core = task.core
@@ -80,14 +97,16 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
     task.job = undefined
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
-  } else if (job.context !== undefined && core.bus.active) {
-    core.bus.emit(
-      threw
-        ? { type: 'task:exited', taskId: task.id, threw: value }
-        : { type: 'task:exited', taskId: task.id },
-    )
+  } else {
+    task.extras!.staleBodies--
+    if (job.context !== undefined && core.bus.active) {
+      core.bus.emit(
+        threw
+          ? { type: 'task:exited', taskId: task.id, threw: value }
+          : { type: 'task:exited', taskId: task.id },
+      )
+    }
   }
-  task.bodiesInside--
   core.runningBodies--
   bodyLeft(task)
   core.backend.release(job)
@@ -96,7 +115,11 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
 
 /** An attempt failed: another one follows after the retry delay, or the task ends in `error`. */
 function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void {
-  if (task.job === job) task.job = undefined
+  if (task.job === job) {
+    // Timed out: the body is still inside, holding its slot, but no longer decides.
+    task.job = undefined
+    extrasOf(task).staleBodies++
+  }
   let delay: number | undefined
   try {
     delay = retryDelay(task, error)
@@ -111,6 +134,6 @@ function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void 
     return
   }
   // Still in the failed body's context: the next attempt enters through it.
-  task.carrier = captureContext(enterBody)
+  task.carrier = captureContext(enterIfGranted)
   parkForRetry(task, delay, error, job)
 }

@@ -1,4 +1,5 @@
 import type { Outcome } from '../../task.js'
+import { releaseHeldCaller, settleOwn } from '../caller-promise.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
 
 /**
@@ -24,11 +25,14 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     extras.detachSignal = undefined
     extras.parent?.extras?.children?.delete(task)
   }
-  const caller = task.caller
-  if (caller !== undefined) {
-    caller.settle(outcome)
-    caller.releaseHeld(outcome)
+  const carrier = task.carrier
+  if (carrier !== undefined) {
+    // It waited and never entered a body: its own promise learns the outcome through the door.
+    task.carrier = undefined
+    carrier({ ended: task })
   }
+  settleOwn(task, outcome)
+  releaseHeldCaller(task)
   const callbacks = extras?.settledCallbacks
   if (callbacks !== undefined) {
     extras!.settledCallbacks = undefined
@@ -43,7 +47,7 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
 /** Undoes the parked stage the task is in: its place in the backend, its timer, its listeners. */
 export function leaveStage(task: TaskRecord): void {
   const job = task.job
-  if (job !== undefined && !job.started) {
+  if (job !== undefined && job.phase === 'waiting') {
     task.job = undefined
     job.withdraw()
   }
@@ -65,8 +69,8 @@ export function leaveStage(task: TaskRecord): void {
  * a slot any more (`host.onExited`).
  */
 export function bodyLeft(task: TaskRecord): void {
-  if (task.outcome === undefined || task.bodiesInside !== 0) return
   const extras = task.extras
+  if (task.outcome === undefined || (extras !== undefined && extras.staleBodies !== 0)) return
   const callbacks = extras?.exitedCallbacks
   if (callbacks === undefined) return
   extras!.exitedCallbacks = undefined

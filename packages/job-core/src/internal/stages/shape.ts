@@ -1,11 +1,11 @@
 import type { TimerHandle } from '../../clock.js'
 import type { Shaper } from '../../shaper.js'
+import { holdCaller, letGoOfCaller, substitute } from '../caller-promise.js'
 import { cancelTask } from '../cancellation.js'
 import { type Deferred, deferred, handled } from '../promises.js'
 import type { RuntimeCore } from '../runtime-core.js'
 import { type ShaperBinding, shaperTag } from '../shaper-tag.js'
 import { extrasOf } from '../task-extras.js'
-import { callerOf } from '../task-handle.js'
 import type { TaskRecord } from '../task-record.js'
 import { type Advance, DISPATCH, type StageResult } from './stage.js'
 
@@ -64,14 +64,14 @@ export function shape(task: TaskRecord, advance: Advance): StageResult {
       // Merged, not withdrawn: the burst goes on. It already holds the
       // burst's promise, which this call will settle.
       open.pending = undefined
-      callerOf(previous).letGo()
+      letGoOfCaller(previous)
       cancelTask(previous, 'superseded', { cancelledBy: task.id })
     }
     holdAsPending(open, task)
     result = 'parked'
   } else {
     const leader = open.leader!
-    callerOf(task).substitute(leader.handle.promise)
+    substitute(task, leader.handle.promise)
     cancelTask(task, 'superseded', { cancelledBy: leader.id })
     result = 'ended'
   }
@@ -93,7 +93,7 @@ function holdAsPending(window: ShaperWindow, task: TaskRecord): void {
     window.burst = deferred<unknown>()
     handled(window.burst.promise)
   }
-  callerOf(task).hold(window.burst)
+  holdCaller(task, window.burst)
   task.moveTo('parked:shaper')
   extrasOf(task).stageUndo = () => {
     if (window.pending !== task) return
