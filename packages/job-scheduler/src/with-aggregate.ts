@@ -1,4 +1,10 @@
-import { createTaskTag, type TaskFn, type TaskTag, tagTaskFn } from '@vega/job-core'
+import {
+  assertKnownKeys,
+  createTaskTag,
+  type TaskFn,
+  type TaskTag,
+  tagTaskFn,
+} from '@vega/job-core'
 import { describe } from './internal/validate.js'
 import {
   type NamedAggregate,
@@ -57,8 +63,9 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  * aggregate id (one at a time per group, in `run()` order) on the named
  * aggregate's scheduler, once the runtime has `installAggregateScheduling()`.
  * Without that plugin the task fails loudly (`PluginMissingError`), never runs
- * unordered. A missing or non-string id, or a malformed aggregate, throws a
- * `TypeError` here, at bind time.
+ * unordered. A missing or non-string id, a missing or malformed aggregate,
+ * or an unknown route field (`{ aggregat }`) throws a `TypeError` here, at
+ * bind time.
  *
  * @example
  * ```ts
@@ -66,6 +73,8 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  * await run(runtime, withAggregate(handleCommand, { aggregate: 'sales.Order', id: orderId }))
  * ```
  */
+const ROUTE_KEYS: readonly string[] = ['aggregate', 'id']
+
 export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): TaskFn<T> {
   if (typeof taskFn !== 'function') {
     throw new TypeError(
@@ -82,6 +91,20 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
       `withAggregate(taskFn, { aggregate, id }): id must be the aggregate id as a string, got ${describe(route.id)}.`,
     )
   }
-  const aggregate = toNamedAggregate(route.aggregate)
+  assertKnownKeys('withAggregate(taskFn, route)', route, ROUTE_KEYS)
+  if (route.aggregate === undefined) {
+    throw new TypeError(
+      "withAggregate(taskFn, { aggregate, id }): aggregate is required, e.g. { aggregate: 'sales.Order', id: orderId }.",
+    )
+  }
+  let aggregate: NamedAggregate
+  try {
+    aggregate = toNamedAggregate(route.aggregate)
+  } catch (error) {
+    // toNamedAggregate speaks for itself; the user called withAggregate.
+    throw new TypeError(`withAggregate(taskFn, { aggregate, id }): ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
   return tagTaskFn(taskFn, aggregateTag, Object.freeze({ aggregate, id: route.id }))
 }
