@@ -110,6 +110,7 @@ export type DispatcherState = 'NEW' | 'PREPARED' | 'RUNNING' | 'STOPPING' | 'STO
 export interface AggregateDispatcherOptions<E extends AggregateExchange> {
   /** Names the dispatcher in errors and stats. */
   readonly name: string
+  /** Handles one exchange (with a signal that aborts on force-stop); a returned promise holds its group until it settles. */
   readonly handle: ExchangeHandler<E>
   /** Pulled from `start()` until it ends (which drains and stops the dispatcher) or intake closes. */
   readonly source?: AsyncIterable<E> | undefined

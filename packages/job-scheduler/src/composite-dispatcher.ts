@@ -25,6 +25,7 @@ const COMPOSITE_OPTIONS: readonly string[] = ['name', 'schedulerSupplier', 'chil
  * ```
  */
 export interface CompositeDispatcherOptions {
+  /** Names the composite in errors and lifecycle reports. */
   readonly name: string
   /** Owned by the composite: stopped exactly once, after every child. */
   readonly schedulerSupplier: AggregateSchedulerSupplier

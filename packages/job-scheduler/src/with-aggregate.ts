@@ -22,7 +22,9 @@ import {
  * ```
  */
 export interface AggregateBinding {
+  /** The named aggregate whose scheduler runs the task. */
   readonly aggregate: NamedAggregate
+  /** The aggregate id: tasks with the same id share a group and run one at a time, in order. */
   readonly id: string
 }
 
@@ -36,7 +38,9 @@ export interface AggregateBinding {
  * ```
  */
 export interface AggregateRoute {
+  /** `'context.Aggregate'` (e.g. `'sales.Order'`) or `{ contextName, aggregateName }`. */
   readonly aggregate: NamedAggregateLike
+  /** The aggregate id, a string: it picks the ordering group (`toGroupKey(id, parallelism)`). */
   readonly id: string
 }
 
