@@ -240,7 +240,7 @@ async function collect(report: Promise<StopReport>): Promise<unknown[]> {
 }
 
 /**
- * Creates the runtime lifecycle of scheduler.md §5 for `components`:
+ * Creates a lifecycle (prepare, start, quiesce, stop) for `components`:
  * `start()` prepares every component then starts every component, in
  * registration order (a prepare failure stops what was attempted, in
  * reverse, and rejects with that failure first). `stop()` quiesces all, then
