@@ -4,7 +4,7 @@
 // and run a real task. Needs the packages built (`pnpm test` builds first).
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, test } from 'node:test'
@@ -139,4 +139,79 @@ test('@vega/job-devtools-protocol alone (core is an optional peer)', () => {
   assert.deepEqual(installed, ['job-devtools-protocol'])
   assert.equal(fromEsm, 'true 1')
   assert.equal(fromCjs, 'true 1')
+})
+
+/** The paths inside a tarball, without npm's leading `package/`. */
+function tarballFiles(dir) {
+  return execFileSync('tar', ['-tzf', tarball(dir)], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((entry) => entry.replace(/^package\//, ''))
+}
+
+/** The package.json as packed (pnpm rewrites workspace: ranges). */
+function packedManifest(dir) {
+  const text = execFileSync('tar', ['-xzOf', tarball(dir), 'package/package.json'], {
+    encoding: 'utf8',
+  })
+  return JSON.parse(text)
+}
+
+const packageDirs = [
+  'job-core',
+  'job-coordination',
+  'job-scheduler',
+  'job-devtools-protocol',
+  'job',
+]
+
+for (const dir of packageDirs) {
+  test(`packages/${dir}: the tarball is complete on its own`, () => {
+    const files = tarballFiles(dir)
+    for (const required of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/index.js',
+      'dist/index.cjs',
+      'dist/index.d.ts',
+      'dist/index.d.cts',
+    ]) {
+      assert.ok(files.includes(required), `${dir}: ${required} missing from ${files.join(', ')}`)
+    }
+    const manifest = packedManifest(dir)
+    assert.equal(manifest.license, 'MIT')
+    assert.deepEqual(manifest.repository, {
+      type: 'git',
+      url: 'git+https://github.com/vega-job/vega-job.git',
+      directory: `packages/${dir}`,
+    })
+    assert.equal(
+      manifest.homepage,
+      `https://github.com/vega-job/vega-job/tree/main/packages/${dir}#readme`,
+    )
+    assert.equal(manifest.bugs, 'https://github.com/vega-job/vega-job/issues')
+    for (const range of Object.values({ ...manifest.dependencies, ...manifest.peerDependencies })) {
+      assert.doesNotMatch(range, /^workspace:/, `${dir}: a workspace: range was packed`)
+    }
+  })
+
+  test(`packages/${dir}: README links work on npm (absolute, or anchors)`, () => {
+    const readme = readFileSync(join(root, 'packages', dir, 'README.md'), 'utf8')
+    for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+      assert.match(target, /^(https:\/\/|#)/, `${dir}/README.md links to ${target}`)
+    }
+  })
+}
+
+test('packages/job-core: the retry, timeout and shaper reference ships in the tarball', () => {
+  assert.ok(tarballFiles('job-core').includes('docs/retry-timeout-shapers.md'))
+})
+
+test('the root LICENSE is MIT and every package carries the same text', () => {
+  const license = readFileSync(join(root, 'LICENSE'), 'utf8')
+  assert.match(license, /^MIT License\n\nCopyright \(c\) 2026 the @vega\/job authors\n/)
+  for (const dir of packageDirs) {
+    assert.equal(readFileSync(join(root, 'packages', dir, 'LICENSE'), 'utf8'), license, dir)
+  }
 })

@@ -92,9 +92,7 @@ export default {
       run: (n) =>
         onRuntime(n, (runtime) => {
           const { seen, receive } = devtoolsReceiver()
-          const disconnect = connectDevtools(runtime, createInProcessTransport(receive), {
-            core: { subscribe, inspect },
-          })
+          const disconnect = connectDevtools(runtime, createInProcessTransport(receive))
           return () => {
             disconnect()
             return { devtools: seen }

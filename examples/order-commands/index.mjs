@@ -2,8 +2,7 @@
 // the same order run one at a time, in the order they were sent; different
 // orders run in parallel; shutdown drains what was accepted.
 //
-//   pnpm --filter @vega/example-order-commands... build   (once)
-//   pnpm --filter @vega/example-order-commands start
+//   pnpm --filter @vega/example-order-commands start   (builds what it imports, then runs)
 import { createRuntime, run, settle, shutdown } from '@vega/job-core'
 import {
   AggregateDispatcher,

@@ -27,6 +27,7 @@ describe('the built CLI', () => {
       ['restart', 4],
       ['serialize', 4],
       ['exhaust', 1],
+      ['keepLatest', 2],
       ['bounded(2)', 2],
       ['forgetful', 0],
     ])
@@ -40,6 +41,17 @@ describe('the built CLI', () => {
     expect(plain.stdout).not.toContain('\u001b[')
     const colored = await lab(['--strategy', 'restart'], { FORCE_COLOR: '1' })
     expect(colored.stdout).toContain('\u001b[')
+  })
+
+  it("writes only the JSON document with the root README's command", async () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url))
+    const { stdout } = await run(
+      'pnpm',
+      ['--silent', 'lab', '--', '--json', '--strategy', 'dedupe', '--duration', '5'],
+      { cwd: root },
+    )
+    const document = JSON.parse(stdout) as LabDocument
+    expect(document.runs.map((r) => [r.strategy, r.executions])).toEqual([['dedupe', 1]])
   })
 
   it('exits 2 with a message on a bad flag', async () => {

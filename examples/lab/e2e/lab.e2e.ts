@@ -1,4 +1,4 @@
-// The web lab (figures 1-1 and 6-1) in headless Chromium: Debian's
+// The web lab (the built-in coordinators, and two written by hand) in headless Chromium: Debian's
 // /usr/bin/chromium driven by playwright-core, never a downloaded browser.
 // The page is the production build (dist/web), served on loopback; every
 // request that is not for 127.0.0.1 is refused, so the page must work offline.
@@ -81,15 +81,17 @@ afterAll(async () => {
   await server?.close()
 })
 
-/** Fires one figure and waits until the page says it is done; returns what the page shows. */
-async function fire(figure: '1-1' | '6-1'): Promise<Shown> {
+type Section = 'built-ins' | 'custom'
+
+/** Fires one section and waits until the page says it is done; returns what the page shows. */
+async function fire(figure: Section): Promise<Shown> {
   const result = page.locator(`#result-${figure}`)
   await page.locator(`#fire-${figure}`).click()
   await expect.poll(() => result.getAttribute('data-state'), { timeout: 30_000 }).toBe('done')
   return read(figure)
 }
 
-async function read(figure: '1-1' | '6-1'): Promise<Shown> {
+async function read(figure: Section): Promise<Shown> {
   return page.locator(`#result-${figure}`).evaluate((root) => {
     const text = (element: Element | null) => element?.textContent?.trim() ?? ''
     return {
@@ -139,7 +141,7 @@ describe('the web lab', () => {
   it('is accessible markup: landmarks, labelled controls, named buttons', async () => {
     await expect
       .poll(() => page.getByRole('region').evaluateAll((regions) => regions.map((r) => r.id)))
-      .toEqual(['fig-1-1', 'fig-6-1'])
+      .toEqual(['built-ins', 'custom'])
     const unlabelled = await page
       .locator('input')
       .evaluateAll(
@@ -149,10 +151,44 @@ describe('the web lab', () => {
       )
     expect(unlabelled).toBe(0)
     expect(await page.getByRole('button', { name: 'Fire 4 calls' }).count()).toBe(2)
-    expect(await page.getByRole('radio').count()).toBe(7)
+    expect(await page.getByRole('radio').count()).toBe(8)
   })
 
-  describe('fig. 1-1: four calls on one key, five coordinators', () => {
+  it('explains itself without outside references: why merged calls resolve, what each coordinator is for', async () => {
+    const body = (await page.locator('body').textContent()) ?? ''
+    expect(body).not.toMatch(/Fig\.|§|coordination\.md/)
+    expect((await page.locator('#merged-note').textContent())?.replace(/\s+/g, ' ')).toContain(
+      'its promise can still resolve with the other call',
+    )
+    const explain = page.locator('#explain-built-ins')
+    for (const [strategy, words] of [
+      ['none', 'every call runs its own body'],
+      ['dedupe', 'Use it for reads'],
+      ['restart', 'search-as-you-type'],
+      ['serialize', 'one at a time per key, in call order'],
+      ['exhaust', 'submit button'],
+      ['keepLatest', 'autosave'],
+    ] as const) {
+      await pick(strategy)
+      await expect.poll(() => explain.textContent()).toContain(words)
+    }
+    const custom = page.locator('#explain-custom')
+    await pick('forgetful')
+    await expect.poll(() => custom.textContent()).toContain('orphan guard')
+    await pick('bounded(limit)')
+    await page.getByRole('spinbutton', { name: 'Limit' }).fill('3')
+    await expect.poll(() => custom.textContent()).toContain('at most 3 bodies per key')
+    // The legend comes before the first lane.
+    await pick('none')
+    await setDuration(10)
+    await fire('built-ins')
+    const order = await page
+      .locator('#result-built-ins')
+      .evaluate((root) => [...root.children].map((child) => child.className))
+    expect(order.indexOf('legend')).toBeLessThan(order.indexOf('lanes'))
+  })
+
+  describe('four calls on one key: the built-in coordinators', () => {
     it('changes the body duration with the slider', async () => {
       await setDuration(100)
       expect(await page.getByLabel('Body duration').inputValue()).toBe('100')
@@ -160,7 +196,7 @@ describe('the web lab', () => {
 
     it('none: 4 executions, success ×4, each call its own value', async () => {
       await pick('none')
-      const shown = await fire('1-1')
+      const shown = await fire('built-ins')
       expect(shown.coordinator).toBe('none')
       expect(shown.duration).toBe('100 ms')
       expect(shown.executions).toBe('4')
@@ -175,7 +211,7 @@ describe('the web lab', () => {
 
     it('dedupe: 1 execution, cancelled dedupe ×3, every promise gets #1’s value', async () => {
       await pick('dedupe')
-      const shown = await fire('1-1')
+      const shown = await fire('built-ins')
       expect(shown.executions).toBe('1')
       expect(shown.rows).toEqual([
         row(1, 'success', 'resolved 1'),
@@ -192,7 +228,7 @@ describe('the web lab', () => {
 
     it('restart: 4 executions, cancelled abort ×3 each by the next call, the last succeeds', async () => {
       await pick('restart')
-      const shown = await fire('1-1')
+      const shown = await fire('built-ins')
       expect(shown.executions).toBe('4')
       expect(shown.rows).toEqual([
         row(1, 'cancelled', 'rejected CancelledError (abort)', 'abort', '#2'),
@@ -209,7 +245,7 @@ describe('the web lab', () => {
 
     it('serialize: 4 executions one after another, success ×4, queued ×3', async () => {
       await pick('serialize')
-      const shown = await fire('1-1')
+      const shown = await fire('built-ins')
       expect(shown.executions).toBe('4')
       expect(shown.rows).toEqual([
         row(1, 'success', 'resolved 1'),
@@ -226,7 +262,7 @@ describe('the web lab', () => {
 
     it('exhaust: 1 execution, cancelled exhaust-dropped ×3, those promises reject', async () => {
       await pick('exhaust')
-      const shown = await fire('1-1')
+      const shown = await fire('built-ins')
       expect(shown.executions).toBe('1')
       expect(shown.rows).toEqual([
         row(1, 'success', 'resolved 1'),
@@ -237,11 +273,28 @@ describe('the web lab', () => {
       expect(shown.log).toEqual([])
     })
 
+    it('keepLatest: 2 executions (#1, then #4), #2 and #3 superseded, resolving to #4’s value', async () => {
+      await pick('keepLatest')
+      const shown = await fire('built-ins')
+      expect(shown.executions).toBe('2')
+      expect(shown.rows).toEqual([
+        row(1, 'success', 'resolved 1'),
+        row(2, 'cancelled', 'resolved 4', 'superseded', '#3'),
+        row(3, 'cancelled', 'resolved 4', 'superseded', '#4'),
+        row(4, 'success', 'resolved 4'),
+      ])
+      expect(shown.log).toEqual([
+        logRow('queued', 'keepLatest', 2),
+        logRow('queued', 'keepLatest', 3),
+        logRow('queued', 'keepLatest', 4),
+      ])
+    })
+
     it('shows the lanes live while the calls run, with the new duration', async () => {
       await setDuration(400)
       await pick('serialize')
-      const result = page.locator('#result-1-1')
-      await page.locator('#fire-1-1').click()
+      const result = page.locator('#result-built-ins')
+      await page.locator('#fire-built-ins').click()
       // 4 × 400 ms in a queue: #4 waits parked for 1.2 s, long enough to be seen mid-run.
       await expect
         .poll(async () => ({
@@ -250,7 +303,7 @@ describe('the web lab', () => {
         }))
         .toEqual({ figure: 'running', last: 'parked:coordinator' })
       await expect.poll(() => result.getAttribute('data-state'), { timeout: 30_000 }).toBe('done')
-      const shown = await read('1-1')
+      const shown = await read('built-ins')
       expect(shown.duration).toBe('400 ms')
       expect(shown.executions).toBe('4')
       expect(shown.rows.map((r) => r.state)).toEqual(['success', 'success', 'success', 'success'])
@@ -263,12 +316,12 @@ describe('the web lab', () => {
     })
   })
 
-  describe('fig. 6-1: bounded(limit) and forgetful', () => {
+  describe('your own coordinator: bounded(limit) and forgetful', () => {
     it('bounded(1) is the dedupe row, cell for cell, stamped "bounded"', async () => {
       await setDuration(100)
       await pick('bounded(limit)')
       await page.getByRole('spinbutton', { name: 'Limit' }).fill('1')
-      const shown = await fire('6-1')
+      const shown = await fire('custom')
       expect(shown.coordinator).toBe('bounded(1)')
       expect(shown.executions).toBe('1')
       expect(shown.rows).toEqual([
@@ -287,7 +340,7 @@ describe('the web lab', () => {
     it('forgetful: 0 executions, cancelled orphaned-intent ×4, promises resolve to undefined', async () => {
       await pick('forgetful')
       expect(await page.getByRole('spinbutton', { name: 'Limit' }).isDisabled()).toBe(true)
-      const shown = await fire('6-1')
+      const shown = await fire('custom')
       expect(shown.coordinator).toBe('forgetful')
       expect(shown.executions).toBe('0')
       expect(shown.rows).toEqual([
@@ -308,7 +361,7 @@ describe('the web lab', () => {
       await setDuration(400)
       await pick('bounded(limit)')
       await page.getByRole('spinbutton', { name: 'Limit' }).fill('2')
-      const shown = await fire('6-1')
+      const shown = await fire('custom')
       expect(shown.coordinator).toBe('bounded(2)')
       expect(shown.executions).toBe('2')
       expect(shown.rows).toEqual([

@@ -18,13 +18,14 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
-/** The default set: the five of fig. 1-1, then the two hand-written ones of fig. 6-1. */
+/** The default set: plain run() and the built-ins, then the two hand-written coordinators. */
 export const DEFAULT_STRATEGIES: readonly StrategySpec[] = [
   { name: 'none' },
   { name: 'dedupe' },
   { name: 'restart' },
   { name: 'serialize' },
   { name: 'exhaust' },
+  { name: 'keepLatest' },
   { name: 'bounded', limit: DEFAULT_LIMIT },
   { name: 'forgetful' },
 ]
@@ -34,8 +35,9 @@ export const JSON_FORMAT = 1
 
 export const USAGE = `Usage: pnpm lab [-- options]
 
-Runs the facts scenario of coordination.md §5 on a real runtime: N calls with
-one key, issued back-to-back; call i's body sleeps D ms and returns i.
+Fires N calls with one key, back-to-back, at a real runtime under each
+coordination strategy (call i's body sleeps D ms and returns i), and shows
+which bodies ran, how each call ended and what each caller received.
 
 Options:
   --strategy <list>   comma-separated: ${STRATEGY_NAMES.join(', ')}, all
@@ -49,7 +51,7 @@ Options:
 Examples:
   pnpm lab -- --strategy restart,serialize --duration 200
   pnpm lab -- --strategy bounded:1,bounded:2 --calls 6
-  pnpm --silent lab -- --json > facts.json
+  pnpm --silent lab -- --json > facts.json   (the JSON document alone)
 `
 
 class UsageError extends Error {
@@ -67,7 +69,7 @@ export interface CliOptions {
 /** Parses argv (without `node` and the script). Throws `UsageError` with a message for people. */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
   // `pnpm lab -- --json` forwards the `--` itself.
-  const args = argv[0] === '--' ? argv.slice(1) : [...argv]
+  const args = joinNegativeValues(argv[0] === '--' ? argv.slice(1) : [...argv])
   let parsed: ReturnType<typeof parse>
   try {
     parsed = parse(args)
@@ -86,6 +88,28 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     json: values.json === true,
     help: values.help === true,
   }
+}
+
+const VALUE_FLAGS = new Set(['--strategy', '--calls', '--duration', '--limit'])
+
+/**
+ * `--calls -1` would reach parseArgs as a flag followed by an option `-1`
+ * ("ambiguous argument"); glue a negative number to its flag so that the
+ * range check below answers with the lab's own message.
+ */
+function joinNegativeValues(args: readonly string[]): string[] {
+  const out: string[] = []
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string
+    const next = args[index + 1]
+    if (VALUE_FLAGS.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`)
+      index++
+    } else {
+      out.push(arg)
+    }
+  }
+  return out
 }
 
 function parse(args: string[]) {

@@ -1,5 +1,6 @@
+import { explainStrategy, LANE_LEGEND, MERGED_CALLS } from './explain.js'
 import type { CoordinationRecord, PromiseOutcome, ScenarioResult, TaskOutcome } from './scenario.js'
-import { describeEnd, drawLane, LEGEND, latestTs } from './swimlane.js'
+import { describeEnd, drawLane, latestTs } from './swimlane.js'
 
 /** ANSI styling; every function is the identity when colors are off. */
 export interface Style {
@@ -89,6 +90,25 @@ function colorPromise(text: string, style: Style): string {
 
 const pad = (text: string, width: number) => text + ' '.repeat(Math.max(0, width - text.length))
 
+/** `1 call`, `4 calls`. */
+export const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+
+/** Breaks `text` into lines of at most `width` characters, at spaces. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else {
+      line = line === '' ? word : `${line} ${word}`
+    }
+  }
+  if (line !== '') lines.push(line)
+  return lines
+}
+
 /** One strategy: headline, bodies, the outcome table, events and swimlanes. */
 export function formatRun(result: ScenarioResult, style: Style): string {
   const lines: string[] = []
@@ -96,9 +116,11 @@ export function formatRun(result: ScenarioResult, style: Style): string {
     result.coordinator === null ? 'plain run()' : `coordinator "${result.coordinator}"`
   lines.push(
     `${style.bold(style.cyan(`== ${result.strategy}`))}  ${style.dim(
-      `${coordinator} · ${result.calls} calls on key ${JSON.stringify(result.key)} · body sleeps ${result.duration} ms · ${result.elapsedMs} ms`,
+      `${coordinator} · ${plural(result.calls, 'call')} on key ${JSON.stringify(result.key)} · body sleeps ${result.duration} ms · took ${result.elapsedMs} ms`,
     )}`,
   )
+  for (const line of wrap(explainStrategy(result.name, result.limit), 76)) lines.push(`  ${line}`)
+  lines.push('')
   const bodies = result.bodies.length === 0 ? 'none' : result.bodies.map((c) => `#${c}`).join(' ')
   lines.push(`  bodies run: ${style.bold(String(result.executions))}  ${style.dim(`(${bodies})`)}`)
   lines.push('')
@@ -133,15 +155,20 @@ export function formatRun(result: ScenarioResult, style: Style): string {
   }
   lines.push('')
 
-  // At least one body's duration wide, so a run that ended at once reads as "at once".
-  const endTs = Math.max(
-    latestTs(result.lanes, result.startTs),
-    result.startTs + Math.max(1, result.duration),
-  )
+  // At least one body's duration wide, so a run that ended at once reads as "at once";
+  // the axis then says so, instead of a span that contradicts the headline.
+  const lastTs = latestTs(result.lanes, result.startTs)
+  const endTs = Math.max(lastTs, result.startTs + Math.max(1, result.duration))
   const width = 40
   const span = `${endTs - result.startTs} ms`
+  const stretched =
+    endTs > lastTs
+      ? `  (axis = one body's ${result.duration} ms; every call ended within ${lastTs - result.startTs} ms)`
+      : ''
   // The axis sits over the brackets' inside: 0 under the first column, the span over the last.
-  lines.push(style.dim(`  lanes 0 ms${' '.repeat(Math.max(1, width - 4 - span.length))}${span}`))
+  lines.push(
+    style.dim(`  lanes 0 ms${' '.repeat(Math.max(1, width - 4 - span.length))}${span}${stretched}`),
+  )
   const callOf = (taskId: number) =>
     result.tasks.find((task) => task.taskId === taskId)?.call ?? taskId
   for (const lane of result.lanes) {
@@ -193,12 +220,20 @@ export function formatReport(results: readonly ScenarioResult[], style: Style): 
     first === undefined
       ? []
       : [
-          `${style.bold('@vega/lab')} · the facts of coordination.md §5 on a real runtime: ${first.calls} calls with one key, issued back-to-back; call i's body sleeps ${first.duration} ms and returns i`,
+          [
+            ...wrap(
+              `@vega/lab · what a coordinator does with repeated calls: ${plural(first.calls, 'call')} with one key, issued back-to-back on a real runtime; call i's body sleeps ${first.duration} ms and returns i.`,
+              80,
+            ).map((line, index) =>
+              index === 0 ? line.replace('@vega/lab', style.bold('@vega/lab')) : line,
+            ),
+            ...wrap(MERGED_CALLS, 78),
+            style.dim(`lanes: ${LANE_LEGEND}`),
+          ].join('\n'),
         ]
   return [
     ...title,
     ...results.map((result) => formatRun(result, style)),
-    style.dim(`lanes: ${LEGEND}`),
     formatSummary(results, style),
   ].join('\n\n')
 }

@@ -128,7 +128,7 @@ export interface ScenarioResult {
 let sessions = 0
 
 /**
- * The facts scenario of coordination.md §5 on a real runtime: `calls` calls
+ * The lab's scenario on a real runtime: `calls` calls
  * with the same key issued back-to-back in one synchronous block, call i's
  * body `async (ctx) => { await ctx.sleep(duration); return i }`. Resolves
  * when every promise settled and every body exited.

@@ -4,32 +4,35 @@ import {
   dedupeCoordinator,
   defineCoordinator,
   exhaustCoordinator,
+  keepLatestCoordinator,
   restartCoordinator,
 } from '@vega/job-coordination'
 
-/** The strategies the lab knows: plain `run()`, the four built-ins of fig. 1-1, the two hand-written ones of fig. 6-1. */
+/** The strategies the lab knows: plain `run()`, the five built-in coordinators, two hand-written ones. */
 export const STRATEGY_NAMES = [
   'none',
   'dedupe',
   'restart',
   'serialize',
   'exhaust',
+  'keepLatest',
   'bounded',
   'forgetful',
 ] as const
 
 export type StrategyName = (typeof STRATEGY_NAMES)[number]
 
-/** The five of fig. 1-1. */
+/** Plain `run()` and the built-in coordinators of `@vega/job-coordination`. */
 export const BUILT_IN_STRATEGIES: readonly StrategyName[] = [
   'none',
   'dedupe',
   'restart',
   'serialize',
   'exhaust',
+  'keepLatest',
 ]
 
-/** The two hand-written coordinators of fig. 6-1. */
+/** The two coordinators written in the lab with `defineCoordinator`. */
 export const CUSTOM_STRATEGIES: readonly StrategyName[] = ['bounded', 'forgetful']
 
 /** A strategy to run: its name and, for `bounded`, the limit. */
@@ -47,7 +50,7 @@ export interface PreparedStrategy {
 }
 
 /**
- * fig. 6-1: caps the bodies in flight per key. While fewer than `limit` peers
+ * Hand-written: caps the bodies in flight per key. While fewer than `limit` peers
  * are in flight, proceed; otherwise reuse the earliest peer (its promise, so
  * the caller gets its value). `bounded(1)` behaves exactly like dedupe.
  */
@@ -63,7 +66,7 @@ export function bounded(limit: number) {
 }
 
 /**
- * fig. 6-1: decides nothing, on purpose. The orphan guard catches every
+ * Hand-written: decides nothing, on purpose. The orphan guard catches every
  * intent: `coordination:orphaned-intent`, the task ends `cancelled` /
  * `orphaned-intent`, and the caller receives what the coordinator returned
  * (`undefined`).
@@ -89,6 +92,8 @@ export function prepareStrategy(spec: StrategySpec): PreparedStrategy {
     }
     case 'exhaust':
       return { coordinator: exhaustCoordinator, dispose: none }
+    case 'keepLatest':
+      return { coordinator: keepLatestCoordinator, dispose: none }
     case 'bounded':
       return { coordinator: bounded(spec.limit ?? DEFAULT_LIMIT), dispose: none }
     case 'forgetful':

@@ -5,7 +5,7 @@ import { cli, labJson } from './support.js'
 const ESC = '\u001b['
 
 describe('flags', () => {
-  it('defaults: all seven strategies, 4 calls, 50 ms, tables', () => {
+  it('defaults: all eight strategies, 4 calls, 50 ms, tables', () => {
     expect(parseCliArgs([])).toEqual({
       strategies: [
         { name: 'none' },
@@ -13,6 +13,7 @@ describe('flags', () => {
         { name: 'restart' },
         { name: 'serialize' },
         { name: 'exhaust' },
+        { name: 'keepLatest' },
         { name: 'bounded', limit: 2 },
         { name: 'forgetful' },
       ],
@@ -44,6 +45,9 @@ describe('flags', () => {
     [['--calls', '0'], "--calls must be an integer from 1 to 1000, got '0'."],
     [['--calls', '2.5'], "--calls must be an integer from 1 to 1000, got '2.5'."],
     [['--duration=-5'], "--duration must be an integer from 0 to 60000, got '-5'."],
+    [['--calls', '-1'], "--calls must be an integer from 1 to 1000, got '-1'."],
+    [['--', '--duration', '-5'], "--duration must be an integer from 0 to 60000, got '-5'."],
+    [['--limit', '-2'], "--limit must be an integer from 1 to 1000, got '-2'."],
     [['--strategy', 'bounded:0'], "bounded:N must be an integer from 1 to 1000, got '0'."],
     [['--colour'], "Unknown option '--colour'"],
   ])('rejects %j with exit code 2 and a message on stderr', async (argv, message) => {
@@ -105,6 +109,7 @@ describe('--calls and --duration reach the scenario', () => {
       ['restart', 1, 0],
       ['serialize', 1, 0],
       ['exhaust', 1, 0],
+      ['keepLatest', 1, 0],
       ['bounded(2)', 1, 0],
       ['forgetful', 0, 1],
     ])
@@ -115,15 +120,26 @@ describe('the tables', () => {
   it('show bodies, task states with reasons, promise outcomes, events and one lane per call', async () => {
     const run = await cli(['--strategy', 'dedupe'])
     expect(run.code).toBe(0)
-    const lines = run.stdout.split('\n').slice(2)
-    expect(run.stdout.split('\n').slice(0, 2)).toEqual([
-      "@vega/lab · the facts of coordination.md §5 on a real runtime: 4 calls with one key, issued back-to-back; call i's body sleeps 50 ms and returns i",
+    const all = run.stdout.split('\n')
+    // The intro explains the scenario, merged calls and the lanes before any lane is drawn.
+    expect(all.slice(0, 7)).toEqual([
+      '@vega/lab · what a coordinator does with repeated calls: 4 calls with one key,',
+      "issued back-to-back on a real runtime; call i's body sleeps 50 ms and returns i.",
+      'A call merged into another ends "cancelled" (its own body never ran) yet its',
+      "promise resolves with the other call's value: the task state says what",
+      'happened to the call, the promise what its caller gets.',
+      'lanes: one row per call, time left to right: = running  ~ parked (waiting)  . queued  o success  x cancelled  ! error',
       '',
     ])
+    const lines = all.slice(7)
     expect(lines[0]).toMatch(
-      /^== dedupe {2}coordinator "dedupe" · 4 calls on key "k" · body sleeps 50 ms · \d+ ms$/,
+      /^== dedupe {2}coordinator "dedupe" · 4 calls on key "k" · body sleeps 50 ms · took \d+ ms$/,
     )
-    expect(lines.slice(1, 14)).toEqual([
+    // What a user would use it for, and why a joined call's promise still resolves.
+    expect(lines.slice(1, 5).join(' ')).toBe(
+      "  One body per key at a time; later calls join the one in flight. Use it for   reads (load a user, fetch a document): a joined call ends cancelled (dedupe)   but resolves with the running call's value, the same answer it would have   fetched.",
+    )
+    expect(lines.slice(6, 19)).toEqual([
       '  bodies run: 1  (#1)',
       '',
       '  call  task state                 promise',
@@ -152,6 +168,19 @@ describe('the tables', () => {
     expect(run.stdout).toMatch(
       /\n {2}dedupe +1 +success, cancelled dedupe ×3 +1 ×4 +reuse \[dedupe\] ×3\n/,
     )
+  })
+
+  it('say "1 call", and say when the axis is one body wide because every call ended at once', async () => {
+    const run = await cli(['--strategy', 'forgetful', '--calls', '1'])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain('1 call with one key,')
+    expect(run.stdout).toMatch(/== forgetful {2}coordinator "forgetful" · 1 call on key "k" ·/)
+    expect(run.stdout).not.toMatch(/\b1 calls\b/)
+    expect(run.stdout).toMatch(
+      /\n {2}lanes 0 ms +50 ms {2}\(axis = one body's 50 ms; every call ended within \d+ ms\)\n/,
+    )
+    // A run longer than one body needs no such note.
+    expect((await cli(['--strategy', 'serialize', '--calls', '2'])).stdout).not.toContain('axis =')
   })
 
   it('have no colors when stdout is not a terminal, and colors on a terminal', async () => {

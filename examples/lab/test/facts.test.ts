@@ -1,5 +1,5 @@
-// coordination.md §5, cell by cell, from the CLI's `--json` output: the facts
-// scenario (four calls with one key, issued back-to-back; call i's body
+// What each coordinator does with repeated calls, cell by cell, from the
+// CLI's `--json` output: the lab's scenario (four calls with one key, issued back-to-back; call i's body
 // sleeps D ms on the real clock and returns i) for every strategy.
 import type { Lane } from '@vega/job-devtools-protocol'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -36,7 +36,16 @@ describe('the --json document', () => {
     expect(document.options).toEqual({
       calls: 4,
       duration: 50,
-      strategies: ['none', 'dedupe', 'restart', 'serialize', 'exhaust', 'bounded(2)', 'forgetful'],
+      strategies: [
+        'none',
+        'dedupe',
+        'restart',
+        'serialize',
+        'exhaust',
+        'keepLatest',
+        'bounded(2)',
+        'forgetful',
+      ],
     })
     expect(document.runs.map((run) => [run.strategy, run.name, run.coordinator])).toEqual([
       ['none', 'none', null],
@@ -44,6 +53,7 @@ describe('the --json document', () => {
       ['restart', 'restart', 'restart'],
       ['serialize', 'serialize', 'serialize'],
       ['exhaust', 'exhaust', 'exhaust'],
+      ['keepLatest', 'keepLatest', 'keepLatest'],
       ['bounded(2)', 'bounded', 'bounded'],
       ['forgetful', 'forgetful', 'forgetful'],
     ])
@@ -294,6 +304,47 @@ describe('exhaust', () => {
 
   it('events: none', () => {
     expect(runOf('exhaust').events).toEqual([])
+  })
+})
+
+describe('keepLatest', () => {
+  it('bodies run: 2, the first and the latest, one after the other', () => {
+    const run = runOf('keepLatest')
+    expect(run.executions).toBe(2)
+    expect(run.bodies).toEqual([1, 4])
+    // #4 starts only after #1 ended: never two bodies of one key at once.
+    expect(startSeqs(run)[3]).toBeGreaterThan(endSeqs(run)[0]!)
+  })
+
+  it('tasks: success, cancelled superseded ×2 (each by the next call), success; promises: #2–#4 resolve to #4’s value', () => {
+    const run = runOf('keepLatest')
+    expect(run.tasks).toEqual([
+      { call: 1, taskId: 1, state: 'success' },
+      { call: 2, taskId: 2, state: 'cancelled', cancelReason: 'superseded', cancelledBy: 3 },
+      { call: 3, taskId: 3, state: 'cancelled', cancelReason: 'superseded', cancelledBy: 4 },
+      { call: 4, taskId: 4, state: 'success' },
+    ])
+    expect(run.promises).toEqual([
+      { call: 1, status: 'resolved', value: 1 },
+      { call: 2, status: 'resolved', value: 4 },
+      { call: 3, status: 'resolved', value: 4 },
+      { call: 4, status: 'resolved', value: 4 },
+    ])
+  })
+
+  it('events: coordination:queued ×3, each waiting alone (position 0)', () => {
+    expect(
+      runOf('keepLatest').events.map((event) => [
+        event.type,
+        event.coordinator,
+        event.intentId,
+        event.position,
+      ]),
+    ).toEqual([
+      ['coordination:queued', 'keepLatest', 2, 0],
+      ['coordination:queued', 'keepLatest', 3, 0],
+      ['coordination:queued', 'keepLatest', 4, 0],
+    ])
   })
 })
 

@@ -1,4 +1,5 @@
 import type { Envelope, Lane } from '@vega/job-devtools-protocol'
+import { explainStrategy } from '../src/explain.js'
 import { formatEvent, formatPromise } from '../src/report.js'
 import { type LiveView, runScenario } from '../src/scenario.js'
 import { isStrategyName, type StrategySpec, strategyLabel } from '../src/strategies.js'
@@ -7,7 +8,7 @@ import './style.css'
 
 const CALLS = 4
 
-/** `h('td', { class: 'x' }, 'text')`: just enough DOM building for two figures. */
+/** `h('td', { class: 'x' }, 'text')`: just enough DOM building for two sections. */
 function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attributes: Record<string, string> = {},
@@ -25,7 +26,7 @@ function byId<T extends HTMLElement>(id: string): T {
   return element as T
 }
 
-/** One figure's result area: status, counts, one lane per call, the coordination log. */
+/** One section's result area: status, counts, the legend, one lane per call, the coordination log. */
 class FigureView {
   private live: LiveView | undefined
   private spec: StrategySpec | undefined
@@ -115,8 +116,8 @@ class FigureView {
           h('dd', { 'data-testid': 'duration' }, `${this.duration} ms`),
         ),
       ),
-      this.lanesTable(lanes, live, startTs, span),
       legend(),
+      this.lanesTable(lanes, live, startTs, span),
       this.logTable(live?.envelopes ?? []),
     )
   }
@@ -288,30 +289,43 @@ durationInput.addEventListener('input', () => {
   durationValue.value = `${duration()} ms`
 })
 
-const view11 = new FigureView(byId('result-1-1'))
-const form11 = byId<HTMLFormElement>('controls-1-1')
-const fire11 = byId<HTMLButtonElement>('fire-1-1')
-form11.addEventListener('submit', (event) => {
+const builtInView = new FigureView(byId('result-built-ins'))
+const builtInForm = byId<HTMLFormElement>('controls-built-ins')
+const builtInFire = byId<HTMLButtonElement>('fire-built-ins')
+const builtInExplain = byId<HTMLParagraphElement>('explain-built-ins')
+// What the chosen coordinator is for, shown before firing and kept while it runs.
+const explainBuiltIn = () => {
+  const name = String(new FormData(builtInForm).get('strategy'))
+  if (isStrategyName(name)) builtInExplain.textContent = explainStrategy(name)
+}
+builtInForm.addEventListener('change', explainBuiltIn)
+explainBuiltIn()
+builtInForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  const name = String(new FormData(form11).get('strategy'))
+  const name = String(new FormData(builtInForm).get('strategy'))
   if (!isStrategyName(name)) return
-  void fire(view11, fire11, { name }, duration())
+  void fire(builtInView, builtInFire, { name }, duration())
 })
 
-const view61 = new FigureView(byId('result-6-1'))
-const form61 = byId<HTMLFormElement>('controls-6-1')
-const fire61 = byId<HTMLButtonElement>('fire-6-1')
+const customView = new FigureView(byId('result-custom'))
+const customForm = byId<HTMLFormElement>('controls-custom')
+const customFire = byId<HTMLButtonElement>('fire-custom')
+const customExplain = byId<HTMLParagraphElement>('explain-custom')
 const limitInput = byId<HTMLInputElement>('limit')
-const syncLimit = () => {
-  limitInput.disabled = new FormData(form61).get('custom') !== 'bounded'
+const readLimit = () => Math.max(1, Math.min(4, Math.round(Number(limitInput.value)) || 1))
+const syncCustom = () => {
+  const name = new FormData(customForm).get('custom') === 'forgetful' ? 'forgetful' : 'bounded'
+  limitInput.disabled = name !== 'bounded'
+  customExplain.textContent = explainStrategy(name, readLimit())
 }
-form61.addEventListener('change', syncLimit)
-syncLimit()
-form61.addEventListener('submit', (event) => {
+customForm.addEventListener('change', syncCustom)
+limitInput.addEventListener('input', syncCustom)
+syncCustom()
+customForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  const name = String(new FormData(form61).get('custom'))
+  const name = String(new FormData(customForm).get('custom'))
   if (name !== 'bounded' && name !== 'forgetful') return
-  const limit = Math.max(1, Math.min(4, Math.round(Number(limitInput.value)) || 1))
+  const limit = readLimit()
   limitInput.value = String(limit)
-  void fire(view61, fire61, name === 'bounded' ? { name, limit } : { name }, duration())
+  void fire(customView, customFire, name === 'bounded' ? { name, limit } : { name }, duration())
 })

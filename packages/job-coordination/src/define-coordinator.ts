@@ -1,3 +1,4 @@
+import { describeValue } from './internal/describe-value.js'
 import type { Coordinator, CoordinatorImpl } from './types.js'
 
 // Symbol.for: a coordinator made by one copy of this package is still
@@ -31,12 +32,12 @@ const BRAND = Symbol.for('@vega/job-coordination/coordinator')
 export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordinator {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new TypeError(
-      'defineCoordinator(name, impl): name must be a non-empty string; it labels every diagnostic event the coordinator causes.',
+      `defineCoordinator(name, impl): name must be a non-empty string, got ${describeValue(name)}; it labels every diagnostic event the coordinator causes.`,
     )
   }
   if (typeof impl !== 'function') {
     throw new TypeError(
-      `defineCoordinator('${name}', impl): impl must be a function (ctx) => ctx.proceed() | ctx.reuse(peer) | ctx.intent.skip(reason), got ${typeof impl}.`,
+      `defineCoordinator('${name}', impl): impl must be a function (ctx) => ctx.proceed() | ctx.reuse(peer) | ctx.intent.skip(reason), got ${describeValue(impl)}.`,
     )
   }
   const coordinator: Coordinator = { name, coordinate: impl }

@@ -1,7 +1,10 @@
-import { hashKey, type Key, type TaskFn, tagTaskFn } from '@vega/job-core'
+import { assertKnownKeys, hashKey, type Key, type TaskFn, tagTaskFn } from '@vega/job-core'
 import { isCoordinator } from './define-coordinator.js'
 import { coordinationTag } from './internal/coordination-tag.js'
+import { describeValue } from './internal/describe-value.js'
 import type { Coordinator } from './types.js'
+
+const BINDING_KEYS: readonly string[] = ['key']
 
 /**
  * Binds a coordinator and a key to a taskFn. `run()` then hands every call
@@ -11,7 +14,7 @@ import type { Coordinator } from './types.js'
  *
  * Everything is checked here, at bind time, not at `run()`: a `TypeError`
  * for a non-function taskFn, a value that is not a coordinator, a missing
- * key, or an unhashable key (function, symbol, class instance, cycle).
+ * key, an unknown binding field (`{ kye }`), or an unhashable key (function, symbol, class instance, cycle).
  * The runtime must have `installCoordination` in its plugins; otherwise every
  * such call ends `error` with a `PluginMissingError` naming it.
  *
@@ -29,7 +32,7 @@ export function withCoordinator<T>(
 ): TaskFn<T> {
   if (typeof taskFn !== 'function') {
     throw new TypeError(
-      `withCoordinator(taskFn, …): taskFn must be a function (ctx) => …, got ${describe(taskFn)}.`,
+      `withCoordinator(taskFn, …): taskFn must be a function (ctx) => …, got ${describeValue(taskFn)}.`,
     )
   }
   if (!isCoordinator(coordinator)) {
@@ -39,7 +42,7 @@ export function withCoordinator<T>(
         ? ' This looks like the handle of createSerializeCoordinator(); pass its `.coordinator`.'
         : ' Use a built-in (dedupeCoordinator, restartCoordinator, …) or make one with defineCoordinator(name, impl).'
     throw new TypeError(
-      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describe(coordinator)}.${hint}`,
+      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describeValue(coordinator)}.${hint}`,
     )
   }
   if (binding === null || typeof binding !== 'object' || binding.key === undefined) {
@@ -47,6 +50,7 @@ export function withCoordinator<T>(
       `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
     )
   }
+  assertKnownKeys(`withCoordinator(taskFn, ${coordinator.name}, binding)`, binding, BINDING_KEYS)
   let hash: string
   try {
     hash = hashKey(binding.key)
@@ -57,10 +61,4 @@ export function withCoordinator<T>(
     )
   }
   return tagTaskFn(taskFn, coordinationTag, { coordinator, hash })
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (typeof value === 'object') return value.constructor?.name ?? 'an object'
-  return typeof value
 }

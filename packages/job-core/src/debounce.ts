@@ -1,3 +1,4 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import { validateMs } from './internal/validate.js'
 import type { DebounceShaper } from './shaper.js'
 
@@ -11,11 +12,11 @@ import type { DebounceShaper } from './shaper.js'
  */
 export interface DebounceOptions {
   /** Dispatch the first call of a burst at once; default false. */
-  leading?: boolean
+  leading?: boolean | undefined
   /** Dispatch the last call of a burst `ms` after it; default true. */
-  trailing?: boolean
+  trailing?: boolean | undefined
   /** The longest a burst may postpone its trailing dispatch, in ms (≥ `ms`). */
-  maxWait?: number
+  maxWait?: number | undefined
 }
 
 /**
@@ -40,20 +41,25 @@ export interface DebounceOptions {
  * const live = withShaper(fetchResults, debounce(300, { leading: true, maxWait: 2_000 }), { key: 'live' })
  * ```
  */
+const DEBOUNCE_OPTIONS: readonly string[] = ['leading', 'trailing', 'maxWait']
+
 export function debounce(ms: number, options: DebounceOptions = {}): DebounceShaper {
   validateMs(ms, 'debounce(ms)')
+  assertKnownKeys('debounce(ms, options)', options, DEBOUNCE_OPTIONS)
   const leading = options.leading ?? false
   const trailing = options.trailing ?? true
   if (!leading && !trailing) {
     throw new RangeError(
-      'debounce: leading and trailing are both false, so no call would ever run.',
+      'debounce(ms, options): leading and trailing are both false, so no call would ever run. Leave one of them on.',
     )
   }
   const maxWait = options.maxWait
   if (maxWait !== undefined) {
     validateMs(maxWait, 'debounce({ maxWait })')
     if (maxWait < ms) {
-      throw new RangeError(`debounce: maxWait (${maxWait} ms) must be ≥ the window (${ms} ms).`)
+      throw new RangeError(
+        `debounce(ms, { maxWait }): maxWait (${maxWait} ms) must be ≥ the window ms (${ms} ms); raise it or leave it out.`,
+      )
     }
   }
   return Object.freeze({ kind: 'debounce', ms, leading, trailing, maxWait })

@@ -1,3 +1,4 @@
+export { assertKnownKeys } from './assert-known-keys.js'
 export type { Backend, BackendJob } from './backend.js'
 export { cancelAll } from './cancel-all.js'
 export { type Clock, systemClock, type TimerHandle } from './clock.js'

@@ -31,7 +31,10 @@ export interface DispatchRequest<B> {
   /** `idle` → `parked:coordinator`, until a later `proceed` or `skip`. */
   park(): void
   /** Ends the task `cancelled` with `reason` without running it; returns a promise rejected with its `CancelledError` (already marked handled). */
-  skip(reason: CancelReason, options?: { cancelledBy?: number; cause?: unknown }): Promise<never>
+  skip(
+    reason: CancelReason,
+    options?: { cancelledBy?: number | undefined; cause?: unknown } | undefined,
+  ): Promise<never>
   /**
    * Merges this task into `peer`: ends it `cancelled` with `reason` (default
    * `dedupe`) and `cancelledBy = peer.id`, and returns the peer's caller

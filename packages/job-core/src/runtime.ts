@@ -28,17 +28,21 @@ export interface Runtime {
  */
 export interface RuntimeOptions {
   /** Shown in devtools; default `runtime-<n>`. */
-  name?: string
-  /** The most bodies running at once; default `Infinity`. A positive integer. Not with `backend`. */
-  concurrency?: number
+  name?: string | undefined
+  /**
+   * The most bodies running at once: a positive integer, or `Infinity` (the
+   * default). A cancelled body that ignores its signal keeps its slot until
+   * it exits. Not together with `backend`, which then owns the limit.
+   */
+  concurrency?: number | undefined
   /** Replaces the default priority backend (which then owns the concurrency limit). */
-  backend?: Backend
+  backend?: Backend | undefined
   /** Installed in order; disposed in reverse order at shutdown. */
-  plugins?: readonly Plugin[]
-  /** Every kernel timer goes through it; default the system clock. */
-  clock?: Clock
-  /** The source of retry jitter; default `Math.random`. Inject for deterministic delays. */
-  random?: () => number
+  plugins?: readonly Plugin[] | undefined
+  /** Every kernel timer goes through it; default the system clock. Pass `createTestClock()` for fake time. */
+  clock?: Clock | undefined
+  /** The source of retry jitter, returning numbers in [0, 1); default `Math.random`. Inject for deterministic delays. */
+  random?: (() => number) | undefined
 }
 
 /**

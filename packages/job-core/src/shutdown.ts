@@ -1,3 +1,4 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import { toCore } from './internal/runtime-core.js'
 import { ShutdownState } from './internal/shutdown-state.js'
 import { validateMs } from './internal/validate.js'
@@ -24,9 +25,9 @@ export type ShutdownMode = 'drain' | 'cancel'
  */
 export interface ShutdownOptions {
   /** Default `drain`. */
-  mode?: ShutdownMode
+  mode?: ShutdownMode | undefined
   /** ms after which a drain escalates to cancel and bodies still running are abandoned. Default: none. */
-  deadline?: number
+  deadline?: number | undefined
 }
 
 /**
@@ -51,6 +52,8 @@ export interface ShutdownReport {
   readonly errors: readonly unknown[]
 }
 
+const SHUTDOWN_OPTIONS: readonly string[] = ['mode', 'deadline']
+
 /**
  * Shuts the runtime down: admission closes at once (later `run()` calls
  * return tasks cancelled with `shutdown`), work drains or is cancelled, a
@@ -68,10 +71,11 @@ export interface ShutdownReport {
  */
 export function shutdown(runtime: Runtime, options: ShutdownOptions = {}): Promise<ShutdownReport> {
   const core = toCore(runtime, 'shutdown(runtime)')
+  assertKnownKeys('shutdown(runtime, options)', options, SHUTDOWN_OPTIONS)
   const mode = options.mode ?? 'drain'
   if (mode !== 'drain' && mode !== 'cancel') {
     throw new TypeError(
-      `shutdown(runtime, { mode }): mode must be 'drain' or 'cancel', got ${String(mode)}.`,
+      `shutdown(runtime, { mode }): mode must be 'drain' or 'cancel', got ${typeof mode === 'string' ? `'${mode}'` : String(mode)}.`,
     )
   }
   const deadline =

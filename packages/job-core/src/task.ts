@@ -28,13 +28,14 @@ export type TaskFn<T> = (ctx: TaskContext) => T | PromiseLike<T>
 export interface TaskContext {
   /** Aborted when the task is cancelled or the attempt times out; `signal.reason` says why. */
   readonly signal: AbortSignal
+  /** The id of the task this body runs for (`task.id`); the same on every attempt. */
   readonly taskId: number
   /** 1-based; greater than 1 on retries. */
   readonly attempt: number
   /** A cancellation point: resolves after `ms` on the runtime clock, rejects when the signal aborts. */
   sleep(ms: number): Promise<void>
   /** Runs a child task, cancelled with reason `parent` when this task ends or is cancelled. */
-  run<U>(taskFn: TaskFn<U>, options?: RunOptions): Task<U>
+  run<U>(taskFn: TaskFn<U>, options?: RunOptions | undefined): Task<U>
 }
 
 /**
@@ -49,14 +50,28 @@ export interface TaskContext {
 export interface RetryPolicy {
   /** Total attempts, the first included; an integer ≥ 1. */
   attempts: number
-  /** ms before the next attempt; default exponential 100·2^(n-1) ms, capped at 30 s, full jitter. */
-  delay?: number | ((attempt: number, error: unknown) => number)
-  /** Default: every error except cancellation. */
-  retryIf?: (error: unknown, attempt: number) => boolean
+  /**
+   * ms to wait before the next attempt: a number, or a function of the
+   * attempt that failed (1-based) and its error. Default: exponential with
+   * full jitter, `floor(random() · min(30 000, 100 · 2^(attempt-1)))` ms —
+   * up to 100, 200, 400 … ms, capped at 30 s (`createRuntime({ random })`
+   * makes it deterministic). A negative, `NaN` or infinite delay fails the
+   * task with a `RangeError`.
+   */
+  delay?: number | ((attempt: number, error: unknown) => number) | undefined
+  /**
+   * Whether the error of the attempt that failed is worth another attempt.
+   * Not asked after the last attempt, nor for cancellation (never retried).
+   * Default: every error except cancellation.
+   */
+  retryIf?: ((error: unknown, attempt: number) => boolean) | undefined
 }
 
 /**
- * Limits in ms. A plain number is the per-attempt limit.
+ * Limits in ms, each optional; a plain number as `timeout` is the `attempt`
+ * limit. Each one that fires ends in a `TimeoutError` whose `phase` names
+ * it. `0` is allowed (it fires on the next timer turn); negative, `NaN` and
+ * infinite limits are a `RangeError` at `run()`.
  *
  * @example
  * ```ts
@@ -64,9 +79,23 @@ export interface RetryPolicy {
  * ```
  */
 export interface TimeoutOptions {
-  attempt?: number
-  total?: number
-  queue?: number
+  /**
+   * The longest one attempt may run, from its start. On expiry the
+   * attempt's `ctx.signal` aborts with the `TimeoutError` and the attempt
+   * fails with it; retryable like any error (`retryIf` may refuse it).
+   */
+  attempt?: number | undefined
+  /**
+   * The longest the whole task may take, from `run()` to its end: shaper
+   * window, dependencies, queue, every attempt and retry wait. On expiry the
+   * task ends `error` from whatever state it is in; never retried.
+   */
+  total?: number | undefined
+  /**
+   * The longest each stay in `queued` (waiting for a slot) may last. On
+   * expiry the task leaves the queue and ends `error`; its body never runs.
+   */
+  queue?: number | undefined
 }
 
 /**
@@ -78,17 +107,34 @@ export interface TimeoutOptions {
  * ```
  */
 export interface RunOptions {
-  /** Shown in events and devtools. */
-  label?: string
-  /** External cancellation; an already-aborted signal cancels at once. */
-  signal?: AbortSignal
-  /** The task waits in `parked:dependencies` until all of these succeed. */
-  dependsOn?: readonly Task<unknown>[]
+  /** A name for the task, shown in events, `inspect()` and devtools; default none. */
+  label?: string | undefined
+  /**
+   * External cancellation: when it aborts, the task is cancelled (reason
+   * `abort`, `cause` = `signal.reason`); an already-aborted signal cancels
+   * before anything runs. Default none.
+   */
+  signal?: AbortSignal | undefined
+  /**
+   * Tasks of the same runtime this one waits for, in `parked:dependencies`,
+   * until all of them succeed; if one fails or is cancelled, this task is
+   * cancelled with reason `dependency`. Default none.
+   */
+  dependsOn?: readonly Task<unknown>[] | undefined
   /** Higher starts first among queued tasks; FIFO within a priority; default 0. */
-  priority?: number
-  timeout?: number | TimeoutOptions
-  /** A number n means n attempts in all. */
-  retry?: number | RetryPolicy
+  priority?: number | undefined
+  /**
+   * Time limits in ms: a number limits each attempt; an object sets any of
+   * `attempt`, `total` and `queue` (see {@link TimeoutOptions}). Default
+   * none: a task may take as long as its body does.
+   */
+  timeout?: number | TimeoutOptions | undefined
+  /**
+   * A number n means n attempts in all (the first included; `1` = no
+   * retry); a {@link RetryPolicy} also sets the delay and which errors are
+   * retried. Default: a single attempt.
+   */
+  retry?: number | RetryPolicy | undefined
 }
 
 /**
@@ -105,7 +151,9 @@ export interface RunOptions {
 export interface Task<T> extends PromiseLike<T> {
   /** Unique within its runtime, increasing in creation order. */
   readonly id: number
+  /** `RunOptions.label`, when one was given. */
   readonly label: string | undefined
+  /** Where the task is in its state machine now; see `isTerminalState`. */
   readonly state: TaskState
   /** Set exactly when `state === 'cancelled'`. */
   readonly cancelReason: CancelReason | undefined

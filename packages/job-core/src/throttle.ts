@@ -1,3 +1,4 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import { validateMs } from './internal/validate.js'
 import type { ThrottleShaper } from './shaper.js'
 
@@ -11,9 +12,9 @@ import type { ThrottleShaper } from './shaper.js'
  */
 export interface ThrottleOptions {
   /** Dispatch the first call of a window at once; default true. */
-  leading?: boolean
+  leading?: boolean | undefined
   /** Dispatch the last call of a window when it ends; default true. */
-  trailing?: boolean
+  trailing?: boolean | undefined
 }
 
 /**
@@ -33,13 +34,16 @@ export interface ThrottleOptions {
  * const ping = withShaper(sendPing, throttle(5_000, { trailing: false }), { key: 'ping' })
  * ```
  */
+const THROTTLE_OPTIONS: readonly string[] = ['leading', 'trailing']
+
 export function throttle(ms: number, options: ThrottleOptions = {}): ThrottleShaper {
   validateMs(ms, 'throttle(ms)')
+  assertKnownKeys('throttle(ms, options)', options, THROTTLE_OPTIONS)
   const leading = options.leading ?? true
   const trailing = options.trailing ?? true
   if (!leading && !trailing) {
     throw new RangeError(
-      'throttle: leading and trailing are both false, so no call would ever run.',
+      'throttle(ms, options): leading and trailing are both false, so no call would ever run. Leave one of them on.',
     )
   }
   return Object.freeze({ kind: 'throttle', ms, leading, trailing })

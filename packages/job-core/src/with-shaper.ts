@@ -1,16 +1,20 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import { hashKey, type Key } from './hash-key.js'
 import { shaperTag } from './internal/shaper-tag.js'
 import type { Shaper } from './shaper.js'
 import type { TaskFn } from './task.js'
 import { tagTaskFn } from './task-tag.js'
 
+const BINDING_KEYS: readonly string[] = ['key']
+
 /**
  * Binds a time-window shaper and a key to a taskFn. Shaping happens before
  * the dispatch seam, so merged calls never reach a coordinator; wrap the
  * shaped taskFn with `withCoordinator` to combine both. Calls share a window
  * when they use the same shaper value and the same key (in one runtime).
- * Throws `TypeError` at bind time for a missing or unhashable key, a value
- * that is not a shaper, or a taskFn that is not a function.
+ * Throws `TypeError` at bind time for a missing or unhashable key, an
+ * unknown binding field, a value that is not a shaper, or a taskFn that is
+ * not a function.
  *
  * @example
  * ```ts
@@ -40,5 +44,6 @@ export function withShaper<T>(taskFn: TaskFn<T>, shaper: Shaper, binding: { key:
       'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
     )
   }
+  assertKnownKeys('withShaper(taskFn, shaper, binding)', binding, BINDING_KEYS)
   return tagTaskFn(taskFn, shaperTag, { shaper, hash: hashKey(binding.key) })
 }

@@ -62,7 +62,9 @@ describe('bad durations are refused at call time with a RangeError', () => {
 
   it('a maxWait shorter than the window', () => {
     expect(() => debounce(300, { maxWait: 100 })).toThrow(
-      new RangeError('debounce: maxWait (100 ms) must be ≥ the window (300 ms).'),
+      new RangeError(
+        'debounce(ms, { maxWait }): maxWait (100 ms) must be ≥ the window ms (300 ms); raise it or leave it out.',
+      ),
     )
   })
 
@@ -207,10 +209,14 @@ describe('dependsOn accepts only tasks of the same runtime', () => {
 describe('shaper options and bindings are checked at bind time', () => {
   it('leading and trailing both false would never run anything', () => {
     expect(() => debounce(100, { leading: false, trailing: false })).toThrow(
-      new RangeError('debounce: leading and trailing are both false, so no call would ever run.'),
+      new RangeError(
+        'debounce(ms, options): leading and trailing are both false, so no call would ever run. Leave one of them on.',
+      ),
     )
     expect(() => throttle(100, { leading: false, trailing: false })).toThrow(
-      new RangeError('throttle: leading and trailing are both false, so no call would ever run.'),
+      new RangeError(
+        'throttle(ms, options): leading and trailing are both false, so no call would ever run. Leave one of them on.',
+      ),
     )
   })
 

@@ -2,6 +2,7 @@ import type { Clock, Runtime, RuntimeInspection, RuntimeInspector } from '@vega/
 import { isControlMessage } from './control-message.js'
 import type { Envelope, EnvelopeSource } from './envelope.js'
 import { encodeEvent } from './internal/encode-event.js'
+import { assertKnownKeys, describeValue } from './internal/known-keys.js'
 import { RingBuffer } from './internal/ring-buffer.js'
 import type { Capability, SnapshotTask, WireEvent } from './protocol-events.js'
 import type { ToWireOptions } from './to-wire.js'
@@ -53,21 +54,21 @@ export type SanitizeHook = (payload: TaskPayload) => unknown
  */
 export interface ConnectDevtoolsOptions {
   /** Batching delay in ms; `0` sends each envelope as it happens. Default 16. */
-  readonly flushMs?: number
+  readonly flushMs?: number | undefined
   /** Envelopes held between flushes; past it the oldest are dropped and a `session:gap` says so. Default 1000. */
-  readonly bufferSize?: number
+  readonly bufferSize?: number | undefined
   /** Opts task inputs/results in; see {@link SanitizeHook}. */
-  readonly sanitize?: SanitizeHook
+  readonly sanitize?: SanitizeHook | undefined
   /** The session id; default a random UUID. Fix it for reproducible recordings. */
-  readonly sessionId?: string
+  readonly sessionId?: string | undefined
   /** Where `ts` and the flush timer come from; default: `ts` from the runtime's clock, the platform's timers for flushing. */
-  readonly clock?: Clock
+  readonly clock?: Clock | undefined
   /** `src.lib` of every envelope; default the runtime's core, `'@vega/job-core@<version>'`. */
-  readonly lib?: string
+  readonly lib?: string | undefined
   /** Limits for encoding errors and values; `{ stack: false }` makes recordings machine-independent. */
-  readonly wire?: ToWireOptions
+  readonly wire?: ToWireOptions | undefined
   /** Called when the transport or the runtime's `inspect` throws; default `console.error`. */
-  readonly onError?: (error: unknown) => void
+  readonly onError?: ((error: unknown) => void) | undefined
 }
 
 /**
@@ -271,6 +272,25 @@ function toSnapshotTask(task: RuntimeInspection['tasks'][number]): SnapshotTask 
   return out
 }
 
+const WHERE = 'connectDevtools(runtime, transport, options)'
+const CONNECT_OPTIONS: readonly string[] = [
+  'flushMs',
+  'bufferSize',
+  'sanitize',
+  'sessionId',
+  'clock',
+  'lib',
+  'wire',
+  'onError',
+]
+const WIRE_OPTIONS: readonly string[] = [
+  'maxDepth',
+  'maxItems',
+  'maxStringLength',
+  'maxNodes',
+  'stack',
+]
+
 function validate(runtime: unknown, transport: unknown, options: unknown): RuntimeInspector {
   const inspector =
     typeof runtime === 'object' && runtime !== null
@@ -291,33 +311,42 @@ function validate(runtime: unknown, transport: unknown, options: unknown): Runti
     )
   }
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('connectDevtools(runtime, transport, options): options must be an object.')
+    throw new TypeError(
+      `connectDevtools(runtime, transport, options): options must be an object, got ${describeValue(options)}.`,
+    )
   }
+  assertKnownKeys(WHERE, options, CONNECT_OPTIONS)
   const o = options as ConnectDevtoolsOptions
   if (
     o.flushMs !== undefined &&
     !(typeof o.flushMs === 'number' && Number.isFinite(o.flushMs) && o.flushMs >= 0)
   ) {
     throw new RangeError(
-      `connectDevtools: options.flushMs must be a finite number ≥ 0, got ${String(o.flushMs)}.`,
+      `${WHERE}: options.flushMs must be a finite number ≥ 0, got ${describeValue(o.flushMs)}. Use 0 to send each envelope at once.`,
     )
   }
   if (o.bufferSize !== undefined && !(Number.isInteger(o.bufferSize) && o.bufferSize >= 1)) {
     throw new RangeError(
-      `connectDevtools: options.bufferSize must be an integer ≥ 1, got ${String(o.bufferSize)}.`,
+      `${WHERE}: options.bufferSize must be an integer ≥ 1, got ${describeValue(o.bufferSize)}.`,
     )
   }
   if (o.sessionId !== undefined && (typeof o.sessionId !== 'string' || o.sessionId === '')) {
-    throw new TypeError('connectDevtools: options.sessionId must be a non-empty string.')
+    throw new TypeError(
+      `${WHERE}: options.sessionId must be a non-empty string, got ${describeValue(o.sessionId)}.`,
+    )
   }
   if (o.sanitize !== undefined && typeof o.sanitize !== 'function') {
-    throw new TypeError('connectDevtools: options.sanitize must be a function.')
+    throw new TypeError(
+      `${WHERE}: options.sanitize must be a function, got ${describeValue(o.sanitize)}.`,
+    )
   }
   if (o.onError !== undefined && typeof o.onError !== 'function') {
-    throw new TypeError('connectDevtools: options.onError must be a function.')
+    throw new TypeError(
+      `${WHERE}: options.onError must be a function, got ${describeValue(o.onError)}.`,
+    )
   }
   if (o.lib !== undefined && typeof o.lib !== 'string') {
-    throw new TypeError('connectDevtools: options.lib must be a string.')
+    throw new TypeError(`${WHERE}: options.lib must be a string, got ${describeValue(o.lib)}.`)
   }
   if (
     o.clock !== undefined &&
@@ -328,8 +357,14 @@ function validate(runtime: unknown, transport: unknown, options: unknown): Runti
       typeof o.clock.clearTimeout !== 'function')
   ) {
     throw new TypeError(
-      'connectDevtools: options.clock must have now, setTimeout and clearTimeout.',
+      `${WHERE}: options.clock must have now, setTimeout and clearTimeout, got ${describeValue(o.clock)}.`,
     )
+  }
+  if (o.wire !== undefined) {
+    if (typeof o.wire !== 'object' || o.wire === null) {
+      throw new TypeError(`${WHERE}: options.wire must be an object, got ${describeValue(o.wire)}.`)
+    }
+    assertKnownKeys(`${WHERE} in options.wire`, o.wire, WIRE_OPTIONS)
   }
   return inspector
 }

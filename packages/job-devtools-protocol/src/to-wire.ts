@@ -1,3 +1,4 @@
+import { assertKnownKeys, describeValue } from './internal/known-keys.js'
 import type { UnserializableKind, WireObject, WireTruncated, WireValue } from './wire-value.js'
 
 /**
@@ -11,15 +12,15 @@ import type { UnserializableKind, WireObject, WireTruncated, WireValue } from '.
  */
 export interface ToWireOptions {
   /** Containers nested deeper than this become `Truncated`. Default 10. */
-  readonly maxDepth?: number
+  readonly maxDepth?: number | undefined
   /** Array items, object keys, Map/Set entries and typed-array elements kept per container. Default 100. */
-  readonly maxItems?: number
+  readonly maxItems?: number | undefined
   /** Longer strings become `Truncated` with their first characters as `preview`. Default 10 000. */
-  readonly maxStringLength?: number
+  readonly maxStringLength?: number | undefined
   /** Total values encoded per call; past it, containers are cut. Default 5 000. */
-  readonly maxNodes?: number
+  readonly maxNodes?: number | undefined
   /** Whether an error's `stack` is sent. Default `true`; recordings meant to be compared turn it off. */
-  readonly stack?: boolean
+  readonly stack?: boolean | undefined
 }
 
 interface Limits {
@@ -79,11 +80,22 @@ export function toWire(value: unknown, options?: ToWireOptions): WireValue {
   return encode(value, 0, walk)
 }
 
+const LIMIT_NAMES: readonly string[] = [
+  'maxDepth',
+  'maxItems',
+  'maxStringLength',
+  'maxNodes',
+  'stack',
+]
+
 function resolveLimits(options: ToWireOptions | undefined): Limits {
   if (options === undefined) return DEFAULT_LIMITS
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('toWire(value, options): options must be an object when given.')
+    throw new TypeError(
+      `toWire(value, options): options must be an object when given, got ${describeValue(options)}.`,
+    )
   }
+  assertKnownKeys('toWire(value, options)', options, LIMIT_NAMES)
   return {
     maxDepth: positiveInteger(options.maxDepth, 'maxDepth', DEFAULT_LIMITS.maxDepth, 0),
     maxItems: positiveInteger(options.maxItems, 'maxItems', DEFAULT_LIMITS.maxItems, 0),
@@ -102,7 +114,7 @@ function positiveInteger(value: unknown, name: string, fallback: number, min: nu
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
     throw new RangeError(
-      `toWire(value, options): options.${name} must be an integer ≥ ${min}, got ${String(value)}.`,
+      `toWire(value, options): options.${name} must be an integer ≥ ${min}, got ${describeValue(value)}.`,
     )
   }
   return value

@@ -1,4 +1,4 @@
-import { IllegalStateError } from '@vega/job-core'
+import { assertKnownKeys, IllegalStateError } from '@vega/job-core'
 import {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
@@ -15,6 +15,17 @@ import type { NamedAggregate } from './named-aggregate.js'
 import { LaneScheduler } from './parallel-scheduler.js'
 import type { Scheduler } from './scheduler.js'
 import type { SchedulingStats } from './stats.js'
+
+const DISPATCHER_OPTIONS: readonly string[] = [
+  'name',
+  'handle',
+  'source',
+  'parallelism',
+  'schedulerSupplier',
+  'onError',
+  'maxInFlight',
+  'now',
+]
 
 /**
  * The identity of one aggregate instance: its named aggregate plus its `id`
@@ -99,24 +110,25 @@ export type DispatcherState = 'NEW' | 'PREPARED' | 'RUNNING' | 'STOPPING' | 'STO
 export interface AggregateDispatcherOptions<E extends AggregateExchange> {
   /** Names the dispatcher in errors and stats. */
   readonly name: string
+  /** Handles one exchange (with a signal that aborts on force-stop); a returned promise holds its group until it settles. */
   readonly handle: ExchangeHandler<E>
   /** Pulled from `start()` until it ends (which drains and stops the dispatcher) or intake closes. */
-  readonly source?: AsyncIterable<E>
+  readonly source?: AsyncIterable<E> | undefined
   /** The number of ordering groups (Wow's dispatcher `parallelism`); default {@link DEFAULT_PARALLELISM}. */
-  readonly parallelism?: number
+  readonly parallelism?: number | undefined
   /**
    * Where each named aggregate's scheduler comes from. A supplier passed here
    * is borrowed: the dispatcher never stops it. Without one, the dispatcher
    * creates a `DefaultAggregateSchedulerSupplier(name)` and owns it (stopped
    * gracefully after the drain, forced by `forceStop`).
    */
-  readonly schedulerSupplier?: AggregateSchedulerSupplier
+  readonly schedulerSupplier?: AggregateSchedulerSupplier | undefined
   /** Default `'fatal'`. */
-  readonly onError?: DispatcherErrorPolicy<E>
+  readonly onError?: DispatcherErrorPolicy<E> | undefined
   /** Pulling from `source` pauses while this many exchanges are admitted and unfinished; default 1024. */
-  readonly maxInFlight?: number
+  readonly maxInFlight?: number | undefined
   /** The clock of latency and wait figures, in ms; default `performance.now`. */
-  readonly now?: () => number
+  readonly now?: (() => number) | undefined
 }
 
 /** How a group reports the end of its exchange to its dispatcher. */
@@ -232,6 +244,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     if (typeof options !== 'object' || options === null) {
       throw new TypeError(`${where}: options must be an object with name and handle.`)
     }
+    assertKnownKeys(where, options, DISPATCHER_OPTIONS)
     this.name = requireName(options.name, where, 'options.name')
     requireFunction(options.handle, where, 'options.handle')
     this.handle = options.handle

@@ -1,4 +1,4 @@
-import { IllegalStateError } from '@vega/job-core'
+import { assertKnownKeys, IllegalStateError } from '@vega/job-core'
 import type { DispatcherState } from './aggregate-dispatcher.js'
 import type { AggregateSchedulerSupplier } from './aggregate-scheduler-supplier.js'
 import { BorrowedAggregateSchedulerSupplier } from './borrowed-aggregate-scheduler-supplier.js'
@@ -6,6 +6,8 @@ import { createDeferred, type Deferred } from './internal/deferred.js'
 import { combineErrors } from './internal/errors.js'
 import { requireFunction, requireName } from './internal/validate.js'
 import type { LifecycleComponent } from './lifecycle.js'
+
+const COMPOSITE_OPTIONS: readonly string[] = ['name', 'schedulerSupplier', 'children']
 
 /**
  * Options of {@link CompositeDispatcher}.
@@ -23,6 +25,7 @@ import type { LifecycleComponent } from './lifecycle.js'
  * ```
  */
 export interface CompositeDispatcherOptions {
+  /** Names the composite in errors and lifecycle reports. */
   readonly name: string
   /** Owned by the composite: stopped exactly once, after every child. */
   readonly schedulerSupplier: AggregateSchedulerSupplier
@@ -71,6 +74,7 @@ export class CompositeDispatcher implements LifecycleComponent {
         `${where}: options must be an object with name, schedulerSupplier and children.`,
       )
     }
+    assertKnownKeys(where, options, COMPOSITE_OPTIONS)
     this.name = requireName(options.name, where, 'options.name')
     requireFunction(options.children, where, 'options.children')
     const supplier = options.schedulerSupplier

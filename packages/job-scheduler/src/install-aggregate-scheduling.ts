@@ -1,4 +1,4 @@
-import { IllegalStateError, type Plugin, type PluginHost } from '@vega/job-core'
+import { assertKnownKeys, IllegalStateError, type Plugin, type PluginHost } from '@vega/job-core'
 import {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
@@ -45,17 +45,17 @@ declare module '@vega/job-core' {
  */
 export interface AggregateSchedulingOptions {
   /** Ordering groups: `toGroupKey(id, parallelism)`; default {@link DEFAULT_PARALLELISM}. */
-  readonly parallelism?: number
+  readonly parallelism?: number | undefined
   /**
    * A supplier to borrow: the plugin uses its schedulers and never stops it.
    * Without one, the plugin owns a `DefaultAggregateSchedulerSupplier` named
    * after the runtime and stops it at shutdown.
    */
-  readonly supplier?: AggregateSchedulerSupplier
+  readonly supplier?: AggregateSchedulerSupplier | undefined
   /** Lanes of each aggregate's scheduler in the owned supplier; default the number of CPUs. Not with `supplier`. */
-  readonly schedulerParallelism?: number
+  readonly schedulerParallelism?: number | undefined
   /** Emit `scheduler:stats` on the runtime's bus every this many ms (runtime clock). Off by default. */
-  readonly statsInterval?: number
+  readonly statsInterval?: number | undefined
 }
 
 /**
@@ -94,13 +94,23 @@ export interface AggregateSchedulingPlugin extends Plugin {
  * await shutdown(runtime)
  * ```
  */
+const SCHEDULING_OPTIONS: readonly string[] = [
+  'parallelism',
+  'supplier',
+  'schedulerParallelism',
+  'statsInterval',
+]
+
 export function installAggregateScheduling(
   options: AggregateSchedulingOptions = {},
 ): AggregateSchedulingPlugin {
   const where = 'installAggregateScheduling(options)'
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`${where}: options must be an object, e.g. { parallelism: 16 }.`)
+    throw new TypeError(
+      `${where}: options must be an object, e.g. { parallelism: 16 }, got ${describe(options)}.`,
+    )
   }
+  assertKnownKeys(where, options, SCHEDULING_OPTIONS)
   const parallelism = requirePositiveInteger(
     options.parallelism ?? DEFAULT_PARALLELISM,
     where,

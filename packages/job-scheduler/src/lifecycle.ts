@@ -1,7 +1,9 @@
-import { IllegalStateError } from '@vega/job-core'
+import { assertKnownKeys, IllegalStateError } from '@vega/job-core'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { combineErrors } from './internal/errors.js'
 import { describe, requireName } from './internal/validate.js'
+
+const LIFECYCLE_OPTIONS: readonly string[] = ['shutdownTimeout', 'timers']
 
 /**
  * What a runtime lifecycle drives (Wow's `RuntimeComponent`). `prepare`
@@ -55,7 +57,7 @@ export interface LifecycleOptions {
   /** The one global deadline for the whole stop, in ms (≥ 0); past it, every component is force-stopped in reverse order. */
   readonly shutdownTimeout: number
   /** Default: the platform's `setTimeout`. */
-  readonly timers?: LifecycleTimers
+  readonly timers?: LifecycleTimers | undefined
 }
 
 /**
@@ -238,7 +240,7 @@ async function collect(report: Promise<StopReport>): Promise<unknown[]> {
 }
 
 /**
- * Creates the runtime lifecycle of scheduler.md §5 for `components`:
+ * Creates a lifecycle (prepare, start, quiesce, stop) for `components`:
  * `start()` prepares every component then starts every component, in
  * registration order (a prepare failure stops what was attempted, in
  * reverse, and rejects with that failure first). `stop()` quiesces all, then
@@ -271,6 +273,9 @@ export function createLifecycle(
       )
     }
     seen.add(component)
+  }
+  if (typeof options === 'object' && options !== null) {
+    assertKnownKeys('createLifecycle(components, options)', options, LIFECYCLE_OPTIONS)
   }
   const timeout = options?.shutdownTimeout
   if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout < 0) {

@@ -1,4 +1,10 @@
-import { createTaskTag, type TaskFn, type TaskTag, tagTaskFn } from '@vega/job-core'
+import {
+  assertKnownKeys,
+  createTaskTag,
+  type TaskFn,
+  type TaskTag,
+  tagTaskFn,
+} from '@vega/job-core'
 import { describe } from './internal/validate.js'
 import {
   type NamedAggregate,
@@ -16,7 +22,9 @@ import {
  * ```
  */
 export interface AggregateBinding {
+  /** The named aggregate whose scheduler runs the task. */
   readonly aggregate: NamedAggregate
+  /** The aggregate id: tasks with the same id share a group and run one at a time, in order. */
   readonly id: string
 }
 
@@ -30,7 +38,9 @@ export interface AggregateBinding {
  * ```
  */
 export interface AggregateRoute {
+  /** `'context.Aggregate'` (e.g. `'sales.Order'`) or `{ contextName, aggregateName }`. */
   readonly aggregate: NamedAggregateLike
+  /** The aggregate id, a string: it picks the ordering group (`toGroupKey(id, parallelism)`). */
   readonly id: string
 }
 
@@ -57,8 +67,9 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  * aggregate id (one at a time per group, in `run()` order) on the named
  * aggregate's scheduler, once the runtime has `installAggregateScheduling()`.
  * Without that plugin the task fails loudly (`PluginMissingError`), never runs
- * unordered. A missing or non-string id, or a malformed aggregate, throws a
- * `TypeError` here, at bind time.
+ * unordered. A missing or non-string id, a missing or malformed aggregate,
+ * or an unknown route field (`{ aggregat }`) throws a `TypeError` here, at
+ * bind time.
  *
  * @example
  * ```ts
@@ -66,6 +77,8 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  * await run(runtime, withAggregate(handleCommand, { aggregate: 'sales.Order', id: orderId }))
  * ```
  */
+const ROUTE_KEYS: readonly string[] = ['aggregate', 'id']
+
 export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): TaskFn<T> {
   if (typeof taskFn !== 'function') {
     throw new TypeError(
@@ -82,6 +95,20 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
       `withAggregate(taskFn, { aggregate, id }): id must be the aggregate id as a string, got ${describe(route.id)}.`,
     )
   }
-  const aggregate = toNamedAggregate(route.aggregate)
+  assertKnownKeys('withAggregate(taskFn, route)', route, ROUTE_KEYS)
+  if (route.aggregate === undefined) {
+    throw new TypeError(
+      "withAggregate(taskFn, { aggregate, id }): aggregate is required, e.g. { aggregate: 'sales.Order', id: orderId }.",
+    )
+  }
+  let aggregate: NamedAggregate
+  try {
+    aggregate = toNamedAggregate(route.aggregate)
+  } catch (error) {
+    // toNamedAggregate speaks for itself; the user called withAggregate.
+    throw new TypeError(`withAggregate(taskFn, { aggregate, id }): ${(error as Error).message}`, {
+      cause: error,
+    })
+  }
   return tagTaskFn(taskFn, aggregateTag, Object.freeze({ aggregate, id: route.id }))
 }

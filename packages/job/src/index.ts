@@ -31,6 +31,7 @@ export {
   withCoordinator,
 } from '@vega/job-coordination'
 export {
+  assertKnownKeys,
   type Backend,
   type BackendJob,
   CancelledError,

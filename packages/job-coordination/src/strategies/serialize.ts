@@ -1,7 +1,8 @@
-import type { Task } from '@vega/job-core'
+import { assertKnownKeys, type Task } from '@vega/job-core'
 import { internalsOf } from '../coordinator-adapter.js'
 import { defineCoordinator } from '../define-coordinator.js'
 import { deferred } from '../internal/deferred.js'
+import { describeValue } from '../internal/describe-value.js'
 import { endingOf } from '../internal/ending.js'
 import { KeyedStore } from '../internal/keyed-store.js'
 import { LinkedList } from '../internal/linked-list.js'
@@ -18,9 +19,9 @@ import type { CoordinationContext, Coordinator } from '../types.js'
  */
 export interface SerializeOptions {
   /** How many calls per key may be in flight at once; a positive integer or `Infinity`. Default 1. */
-  concurrency?: number
+  concurrency?: number | undefined
   /** The coordinator's name in diagnostic events; default `'serialize'`. */
-  name?: string
+  name?: string | undefined
 }
 
 /**
@@ -128,16 +129,19 @@ class KeyQueue implements KeyState {
  * serialize.dispose()
  * ```
  */
+const SERIALIZE_OPTIONS: readonly string[] = ['concurrency', 'name']
+
 export function createSerializeCoordinator(options: SerializeOptions = {}): SerializeCoordinator {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(
-      'createSerializeCoordinator(options): options must be an object such as { concurrency: 1 }.',
+      `createSerializeCoordinator(options): options must be an object such as { concurrency: 1 }, got ${describeValue(options)}.`,
     )
   }
+  assertKnownKeys('createSerializeCoordinator(options)', options, SERIALIZE_OPTIONS)
   const concurrency = options.concurrency ?? 1
   if (typeof concurrency !== 'number') {
     throw new TypeError(
-      `createSerializeCoordinator({ concurrency }): concurrency must be a number, got ${typeof concurrency}.`,
+      `createSerializeCoordinator({ concurrency }): concurrency must be a number, got ${describeValue(concurrency)}.`,
     )
   }
   if (
@@ -147,7 +151,15 @@ export function createSerializeCoordinator(options: SerializeOptions = {}): Seri
     )
   ) {
     throw new RangeError(
-      `createSerializeCoordinator({ concurrency }): concurrency must be an integer ≥ 1 (or Infinity), got ${concurrency}.`,
+      `createSerializeCoordinator({ concurrency }): concurrency must be an integer ≥ 1 (or Infinity), got ${concurrency}. Use 1 for one call at a time per key.`,
+    )
+  }
+  if (
+    options.name !== undefined &&
+    (typeof options.name !== 'string' || options.name.trim() === '')
+  ) {
+    throw new TypeError(
+      `createSerializeCoordinator({ name }): name must be a non-empty string, got ${describeValue(options.name)}. Leave it out for 'serialize'.`,
     )
   }
   const store = new KeyedStore<KeyQueue>()
