@@ -34,9 +34,22 @@ export function callerPromise(task: TaskRecord): Promise<unknown> {
   return state.promise
 }
 
+/**
+ * Markers in `resolveOwn` for an own promise that comes from the context
+ * carrier (see `context-carrier.ts`) and waits to adopt the task: not yet
+ * handed to anyone, or handed out. Only a handed-out one is worth settling;
+ * one nobody holds is dropped — a merged call then builds no
+ * `CancelledError` and rejects nothing.
+ */
+export const OWN_NOT_HANDED_OUT = (): void => {}
+export const OWN_HANDED_OUT = (): void => {}
+
 /** The task's own result: what its body produced, or how it ended. */
 export function ownPromise(task: TaskRecord): Promise<unknown> {
-  if (task.own !== undefined) return task.own
+  if (task.own !== undefined) {
+    if (task.resolveOwn === OWN_NOT_HANDED_OUT) task.resolveOwn = OWN_HANDED_OUT
+    return task.own
+  }
   const outcome = task.outcome
   if (outcome !== undefined) {
     task.own =
@@ -55,7 +68,7 @@ export function ownPromise(task: TaskRecord): Promise<unknown> {
 /** The task ended: its own promise, if anyone made it, settles, once. */
 export function settleOwn(task: TaskRecord, outcome: Outcome<unknown>): void {
   const resolve = task.resolveOwn
-  if (resolve === undefined) return
+  if (resolve === undefined || resolve === OWN_NOT_HANDED_OUT || resolve === OWN_HANDED_OUT) return
   const reject = task.rejectOwn!
   task.resolveOwn = task.rejectOwn = undefined
   if (outcome.status === 'success') resolve(outcome.value)

@@ -1,3 +1,4 @@
+import { OWN_NOT_HANDED_OUT } from './caller-promise.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
@@ -28,9 +29,10 @@ export function captureContext<V>(enter: (value: V) => unknown): ContextCarrier<
  */
 export function captureForTask<V>(
   task: TaskRecord,
-  enter: (value: V) => TaskRecord | PromiseLike<unknown>,
+  enter: (value: V) => TaskRecord | undefined,
 ): void {
   task.own = new Promise<V>(capture as (resolve: ContextCarrier<V>) => void).then(enter)
+  task.resolveOwn = OWN_NOT_HANDED_OUT
   task.carrier = takeCaptured()
 }
 

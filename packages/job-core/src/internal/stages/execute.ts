@@ -1,4 +1,5 @@
 import { AttemptJob, recordOfJob } from '../attempt-job.js'
+import { OWN_HANDED_OUT } from '../caller-promise.js'
 import { captureContext } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay } from '../retry.js'
@@ -35,10 +36,16 @@ export function execute(task: TaskRecord, _advance: Advance): StageResult {
  * so the own promise follows it. A task that ended while it waited comes
  * through too, only to settle its own promise.
  */
-export function enterWaiting(value: AttemptJob | EndedWaiting): TaskRecord {
-  if (!(value instanceof AttemptJob)) return value.ended
-  enterBody(value)
-  return recordOfJob(value)
+export function enterWaiting(value: AttemptJob | EndedWaiting): TaskRecord | undefined {
+  const task = value instanceof AttemptJob ? recordOfJob(value) : value.ended
+  const handedOut = task.resolveOwn === OWN_HANDED_OUT
+  if (!handedOut) {
+    // Nobody holds the own promise: this one goes unobserved; a later read makes a fresh one.
+    task.own = undefined
+    task.resolveOwn = undefined
+  }
+  if (value instanceof AttemptJob) enterBody(value)
+  return handedOut ? task : undefined
 }
 
 /** The door of a later attempt (a retry), or of a task whose own promise existed before it waited. */
