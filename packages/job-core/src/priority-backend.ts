@@ -23,8 +23,9 @@ export interface PriorityBackendOptions {
  * Queued jobs wait in a plain FIFO while they share one priority, and in a
  * binary heap over (priority, arrival) once priorities differ, so enqueueing
  * and starting a job cost O(log n) however many distinct priorities there
- * are (deadlines or timestamps as priorities are fine). `withdraw` is lazy;
- * withdrawn jobs are swept out before they outnumber the live ones.
+ * are (deadlines or timestamps as priorities are fine). `withdraw` is lazy:
+ * withdrawn jobs are swept out once they number over 64 and outnumber the
+ * waiting ones, and all at once when nothing waits any more.
  * `job.priority` may be any number including ±Infinity; NaN is a `TypeError`.
  *
  * @example
