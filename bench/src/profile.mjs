@@ -17,6 +17,7 @@ const FILES = {
   aggregate: './04-aggregate.mjs',
   debounce: './05-debounce.mjs',
   events: './06-events.mjs',
+  priorities: './07-priorities.mjs',
 }
 
 async function child([id, prefix, nArg]) {
