@@ -22,6 +22,7 @@ const SCENARIOS = [
   ['debounce', './05-debounce.mjs'],
   ['events', './06-events.mjs'],
   ['async-context', './09-async-context.mjs'],
+  ['priorities', './07-priorities.mjs'],
   ['memory', './memory.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']

@@ -18,6 +18,7 @@ const FILES = {
   debounce: './05-debounce.mjs',
   events: './06-events.mjs',
   'async-context': './09-async-context.mjs',
+  priorities: './07-priorities.mjs',
 }
 
 async function child([id, prefix, nArg]) {

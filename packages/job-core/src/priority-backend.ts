@@ -1,5 +1,5 @@
 import type { Backend, BackendJob } from './backend.js'
-import { ArrayQueue } from './internal/array-queue.js'
+import { PriorityQueue } from './internal/priority-queue.js'
 import { validateConcurrency } from './internal/validate.js'
 
 /**
@@ -20,6 +20,14 @@ export interface PriorityBackendOptions {
  * with a fixed number of slots. A job starts synchronously inside `enqueue`
  * when a slot is free and nothing waits ahead of it.
  *
+ * Queued jobs wait in a plain FIFO while they share one priority, and in a
+ * binary heap over (priority, arrival) once priorities differ, so enqueueing
+ * and starting a job cost O(log n) however many distinct priorities there
+ * are (deadlines or timestamps as priorities are fine). `withdraw` is lazy:
+ * withdrawn jobs are swept out once they number over 64 and outnumber the
+ * waiting ones, and all at once when nothing waits any more.
+ * `job.priority` may be any number including ±Infinity; NaN is a `TypeError`.
+ *
  * @example
  * ```ts
  * const rt = createRuntime({ backend: createPriorityBackend({ concurrency: 4 }) })
@@ -30,22 +38,11 @@ export function createPriorityBackend(options: PriorityBackendOptions = {}): Bac
   return new PriorityBackend(concurrency)
 }
 
-interface Level {
-  readonly priority: number
-  readonly queue: ArrayQueue<BackendJob>
-}
-
 class PriorityBackend implements Backend {
   private readonly concurrency: number
-  // Descending by priority; distinct priorities are few, so a sorted array beats a heap.
-  private levels: Level[] = []
-  // Withdrawn jobs stay in their queue until they reach its head (or a compaction),
-  // which keeps enqueue and start free of per-job bookkeeping.
-  private readonly withdrawn = new Set<BackendJob>()
-  private stale = 0
+  private readonly waiting = new PriorityQueue<BackendJob>()
   private readonly hooks: Array<() => void> = []
   private active = 0
-  private waiting = 0
   private pumping = false
 
   constructor(concurrency: number) {
@@ -53,7 +50,7 @@ class PriorityBackend implements Backend {
   }
 
   get queued(): number {
-    return this.waiting
+    return this.waiting.size
   }
 
   get running(): number {
@@ -61,24 +58,20 @@ class PriorityBackend implements Backend {
   }
 
   enqueue(job: BackendJob): void {
-    if (this.waiting === 0 && this.active < this.concurrency) {
+    const priority = job.priority
+    // NaN is unordered: in the heap it would break the order of every other job.
+    if (typeof priority !== 'number' || Number.isNaN(priority)) throw badPriority(priority)
+    if (this.waiting.size === 0 && this.active < this.concurrency) {
       this.active++
       job.start()
       return
     }
-    this.levelFor(job.priority).queue.push(job)
-    this.waiting++
+    this.waiting.push(job, priority)
     this.pump()
   }
 
   withdraw(job: BackendJob): void {
-    if (this.waiting === 0 || this.withdrawn.has(job)) return
-    this.withdrawn.add(job)
-    this.waiting--
-    this.stale++
-    // Bound the dead weight: once withdrawn entries outnumber live ones, sweep them out.
-    if (this.stale > 64 && this.stale > this.waiting) this.compact()
-    else if (this.waiting === 0) this.compact()
+    this.waiting.remove(job)
   }
 
   release(_job: BackendJob): void {
@@ -98,28 +91,15 @@ class PriorityBackend implements Backend {
     for (const hook of [...this.hooks]) hook()
   }
 
-  private levelFor(priority: number): Level {
-    const levels = this.levels
-    // The common case: one priority, already first.
-    if (levels.length > 0 && levels[0]!.priority === priority) return levels[0]!
-    let level = levels.find((l) => l.priority === priority)
-    if (level === undefined) {
-      level = { priority, queue: new ArrayQueue() }
-      levels.push(level)
-      levels.sort((a, b) => b.priority - a.priority)
-    }
-    return level
-  }
-
   private pump(): void {
     // A started job may finish synchronously and release its slot inside
     // start(); the guard turns that recursion into another loop turn.
     if (this.pumping) return
     this.pumping = true
     try {
-      while (this.waiting > 0 && this.active < this.concurrency) {
-        const job = this.takeNext()
-        this.waiting--
+      while (this.active < this.concurrency) {
+        const job = this.waiting.shift()
+        if (job === undefined) break
         this.active++
         job.start()
       }
@@ -127,26 +107,12 @@ class PriorityBackend implements Backend {
       this.pumping = false
     }
   }
+}
 
-  private takeNext(): BackendJob {
-    for (;;) {
-      const level = this.levels[0]!
-      const job = level.queue.shift()
-      if (level.queue.length === 0) this.levels = this.levels.slice(1)
-      if (job === undefined) continue
-      if (this.stale > 0 && this.withdrawn.delete(job)) {
-        this.stale--
-        continue
-      }
-      return job
-    }
-  }
-
-  private compact(): void {
-    const withdrawn = this.withdrawn
-    for (const level of this.levels) level.queue.retain((job) => !withdrawn.has(job))
-    this.levels = this.levels.filter((level) => level.queue.length > 0)
-    withdrawn.clear()
-    this.stale = 0
-  }
+function badPriority(priority: unknown): TypeError {
+  return new TypeError(
+    `createPriorityBackend(): backend.enqueue(job) needs job.priority to be a number ` +
+      `(higher starts first; ±Infinity allowed), got ${typeof priority === 'string' ? `"${priority}"` : String(priority)}. ` +
+      'run() accepts only finite priorities, so check the job a plugin or custom kernel hands in.',
+  )
 }

@@ -1,7 +1,7 @@
 /**
  * A FIFO over an array with a moving head: O(1) amortised push and shift,
- * no per-entry allocation. Removal is lazy (see PriorityBackend): callers
- * skip withdrawn entries when they reach the head.
+ * no per-entry allocation. Removal is lazy (see PriorityQueue): callers
+ * skip removed entries when they reach the head.
  */
 export class ArrayQueue<T> {
   private items: (T | undefined)[] = []
@@ -28,6 +28,12 @@ export class ArrayQueue<T> {
       this.head = 0
     }
     return item
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.items = []
+    this.head = 0
   }
 
   /** Keeps only the entries `keep` accepts, in order. */
