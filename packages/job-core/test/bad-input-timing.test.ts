@@ -37,7 +37,7 @@ describe('bad durations are refused at call time with a RangeError', () => {
     ['-1', -1],
     ['NaN', Number.NaN],
     ['Infinity', Number.POSITIVE_INFINITY],
-    ['300', '300'],
+    ["'300'", '300'],
   ]
 
   it.each(bad)('debounce(%s)', (shown, ms) => {
@@ -132,7 +132,7 @@ describe('bad retry policies are refused at run()', () => {
     const { runtime, untouched } = setup()
     expect(() => run(runtime, body, { retry: 'three' as unknown as number })).toThrow(
       new TypeError(
-        'run(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }.',
+        "run(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }, got 'three'.",
       ),
     )
     expect(() => run(runtime, body, { retry: null as unknown as RetryPolicy })).toThrow(TypeError)
@@ -140,7 +140,7 @@ describe('bad retry policies are refused at run()', () => {
       run(runtime, body, { retry: { attempts: 2, retryIf: true as unknown as () => boolean } }),
     ).toThrow(
       new TypeError(
-        'run(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean.',
+        'run(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean, got true.',
       ),
     )
     untouched()
@@ -148,10 +148,14 @@ describe('bad retry policies are refused at run()', () => {
 
   it('a timeout that is neither ms nor an object is a TypeError', () => {
     const { runtime, untouched } = setup()
-    for (const timeout of [null, 'soon', true]) {
+    for (const [timeout, shown] of [
+      [null, 'null'],
+      ['soon', "'soon'"],
+      [true, 'true'],
+    ] as const) {
       expect(() => run(runtime, body, { timeout } as unknown as RunOptions)).toThrow(
         new TypeError(
-          'run(…, { timeout }): timeout must be ms per attempt or { attempt?, total?, queue? }.',
+          `run(…, { timeout }): timeout must be ms per attempt or { attempt?, total?, queue? }, got ${shown}.`,
         ),
       )
     }
@@ -199,7 +203,7 @@ describe('dependsOn accepts only tasks of the same runtime', () => {
     expect(inspect(mine).sizes.liveTasks).toBe(0)
     expect(() => run(runtime, body, { dependsOn: foreign as never })).toThrow(
       new TypeError(
-        'run(…, { dependsOn }): dependsOn must be an array of tasks returned by run().',
+        'run(…, { dependsOn }): dependsOn must be an array of tasks returned by run(), got one task; wrap it: { dependsOn: [task] }.',
       ),
     )
     untouched()

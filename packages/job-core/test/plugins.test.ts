@@ -272,7 +272,7 @@ describe('host.onExited', () => {
     expect(log).toEqual(['body left', `exited #${task.id} cancelled`])
   })
 
-  it('waits for a timed-out attempt that is retried to leave, as well as the retry', async () => {
+  it('a retry after an attempt timeout waits for the timed-out body to leave; onExited fires after the last one', async () => {
     const log: string[] = []
     const { plugin, watch } = exitWatcher(log)
     const clock = createTestClock()
@@ -284,13 +284,15 @@ describe('host.onExited', () => {
     })
     watch(task)
     await clock.advance(10) // attempt 1 times out, keeps running
-    await clock.advance(1) // the retry starts attempt 2
+    await clock.advance(1) // the retry delay passes; attempt 1 is still inside
+    expect([task.state, task.attempt]).toEqual(['parked:retry', 1])
+    holds[0]!.open() // attempt 1 leaves: attempt 2 starts
+    await flush()
+    expect([task.state, task.attempt]).toEqual(['running', 2])
+    expect(log).toEqual([])
     holds[1]!.open()
     await flush()
     expect(task.state).toBe('success')
-    expect(log).toEqual([]) // attempt 1 is still inside
-    holds[0]!.open()
-    await flush()
     expect(log).toEqual([`exited #${task.id} success`])
   })
 })

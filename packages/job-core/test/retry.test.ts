@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import {
   CancelledError,
+  createRuntime,
+  createTestClock,
   inspect,
   type RuntimeOptions,
   run,
   settle,
   type Task,
 } from '../src/index.js'
-import { flush, recordedRuntime } from './helpers.js'
+import { flush, gate, recordedRuntime } from './helpers.js'
 
 function setup(options: Omit<RuntimeOptions, 'clock'> = {}) {
   const { clock, runtime, events, timeline: transitions } = recordedRuntime(options)
@@ -395,5 +397,53 @@ describe('retry: a broken policy fails the task instead of hanging it', () => {
     expect(outcome.status === 'error' && (outcome.error as Error).message).toBe(
       'The default retry delay (is createRuntime({ random }) returning a number in [0, 1)?) must be a finite number of milliseconds ≥ 0, got NaN.',
     )
+  })
+})
+
+describe('two attempts of one task never overlap', () => {
+  it('a retry does not start while the timed-out attempt is still inside (measured inside the body)', async () => {
+    const clock = createTestClock()
+    const runtime = createRuntime({ clock })
+    let inside = 0
+    let most = 0
+    const task = run(
+      runtime,
+      async () => {
+        most = Math.max(most, ++inside)
+        try {
+          await new Promise<void>((resolve) => clock.setTimeout(resolve, 40))
+        } finally {
+          inside--
+        }
+      },
+      { timeout: { attempt: 10 }, retry: { attempts: 3, delay: 0 } },
+    )
+    const outcome = settle(task)
+    await clock.runAll()
+    expect(most).toBe(1)
+    expect(await outcome).toMatchObject({ status: 'error' })
+    expect(task.attempt).toBe(3)
+  })
+
+  it('a task cancelled while its retry waits for the timed-out body ends at once and never starts again', async () => {
+    const clock = createTestClock()
+    const runtime = createRuntime({ clock })
+    const hold = gate()
+    let starts = 0
+    const task = run(
+      runtime,
+      () => {
+        starts++
+        return hold.promise
+      },
+      { timeout: { attempt: 10 }, retry: { attempts: 2, delay: 1 } },
+    )
+    await clock.advance(11)
+    expect(task.state).toBe('parked:retry')
+    task.cancel()
+    hold.open()
+    await flush()
+    expect([task.state, starts]).toEqual(['cancelled', 1])
+    expect(inspect(runtime).sizes).toMatchObject({ liveTasks: 0, runningBodies: 0, slotsInUse: 0 })
   })
 })

@@ -84,3 +84,55 @@ describe('shutdown(runtime, options)', () => {
     expect(() => shutdown(runtime, { mode: 1 as never })).toThrow(/got 1\./)
   })
 })
+
+describe('run, ctx.run and createRuntime name the key you mistyped', () => {
+  it('run(…, { lable }) suggests label; nested timeout and retry keys are checked too', () => {
+    const runtime = createRuntime()
+    expect(() => run(runtime, () => 1, { lable: 'x' } as never)).toThrow(
+      new TypeError(
+        "run(runtime, taskFn, options): unknown option 'lable'; did you mean 'label'? Known options: 'label', 'signal', 'dependsOn', 'priority', 'timeout', 'retry'.",
+      ),
+    )
+    expect(() => run(runtime, () => 1, { timout: 5 } as never)).toThrow(
+      /unknown option 'timout'; did you mean 'timeout'\?/,
+    )
+    expect(() => run(runtime, () => 1, { timeout: { atempt: 5 } } as never)).toThrow(
+      /^run\(…, \{ timeout \}\): unknown option 'atempt'; did you mean 'attempt'\?/,
+    )
+    expect(() => run(runtime, () => 1, { retry: { attempts: 2, dealy: 5 } } as never)).toThrow(
+      /^run\(…, \{ retry \}\): unknown option 'dealy'; did you mean 'delay'\?/,
+    )
+    expect(inspect(runtime).sizes.liveTasks).toBe(0)
+  })
+
+  it('ctx.run names itself', async () => {
+    const runtime = createRuntime()
+    let thrown: unknown
+    await run(runtime, (ctx) => {
+      try {
+        ctx.run(() => 1, { priorty: 1 } as never)
+      } catch (error) {
+        thrown = error
+      }
+    })
+    expect(String(thrown)).toMatch(
+      /^TypeError: ctx\.run\(taskFn, options\): unknown option 'priorty'; did you mean 'priority'\?/,
+    )
+  })
+
+  it('createRuntime({ concurency }) suggests concurrency; a bad concurrency is createRuntime’s own error, values quoted', () => {
+    expect(() => createRuntime({ concurency: 3 } as never)).toThrow(
+      /^createRuntime\(options\): unknown option 'concurency'; did you mean 'concurrency'\?/,
+    )
+    expect(() => createRuntime({ concurrency: -1 })).toThrow(
+      new RangeError(
+        'createRuntime({ concurrency }): concurrency must be a positive integer or Infinity, got -1. Use 1 to run one task at a time.',
+      ),
+    )
+    expect(() => createRuntime({ concurrency: '3' as never })).toThrow(/got '3'\./)
+    expect(() => run(createRuntime(), () => 1, { priority: 'high' as never })).toThrow(
+      new TypeError("run(…, { priority }): priority must be a finite number, got 'high'."),
+    )
+    expect(() => run(createRuntime(), () => 1, { retry: 'x' as never })).toThrow(/got 'x'\.$/)
+  })
+})

@@ -1,9 +1,12 @@
+import { assertKnownKeys } from '../assert-known-keys.js'
 import { isCancelledError } from '../errors.js'
 import type { RetryPolicy } from '../task.js'
 import { QUEUE } from './stages/stage.js'
 import { extrasOf } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
-import { validateMs } from './validate.js'
+import { describeValue, validateMs } from './validate.js'
+
+const RETRY_KEYS: readonly (keyof RetryPolicy)[] = ['attempts', 'delay', 'retryIf']
 
 const BASE_DELAY_MS = 100
 const MAX_DELAY_MS = 30_000
@@ -25,25 +28,29 @@ export function defaultRetryDelay(attempt: number, random: () => number): number
   return Math.floor(random() * ceiling)
 }
 
-export function resolveRetry(retry: number | RetryPolicy | undefined): ResolvedRetry | undefined {
+export function resolveRetry(
+  retry: number | RetryPolicy | undefined,
+  fn: 'run' | 'ctx.run' = 'run',
+): ResolvedRetry | undefined {
   if (retry === undefined) return undefined
   const policy: RetryPolicy = typeof retry === 'number' ? { attempts: retry } : retry
   if (policy === null || typeof policy !== 'object') {
     throw new TypeError(
-      'run(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }.',
+      `${fn}(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describeValue(retry)}.`,
     )
   }
+  assertKnownKeys(`${fn}(…, { retry })`, policy, RETRY_KEYS)
   const { attempts, delay, retryIf } = policy
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new RangeError(
-      `run(…, { retry }): attempts must be an integer ≥ 1 (the first attempt included), got ${String(attempts)}.`,
+      `${fn}(…, { retry }): attempts must be an integer ≥ 1 (the first attempt included), got ${describeValue(attempts)}.`,
     )
   }
   if (delay !== undefined && typeof delay !== 'function')
-    validateMs(delay, 'run(…, { retry: { delay } })')
+    validateMs(delay, `${fn}(…, { retry: { delay } })`)
   if (retryIf !== undefined && typeof retryIf !== 'function') {
     throw new TypeError(
-      'run(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean.',
+      `${fn}(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean, got ${describeValue(retryIf)}.`,
     )
   }
   if (attempts === 1) return undefined
@@ -90,9 +97,15 @@ export function parkForRetry(
     core.bus.emit({ type: 'task:retry', taskId: task.id, attempt: task.attempt, delay, error })
   }
   const extras = extrasOf(task)
-  extras.stageTimer = core.clock.setTimeout(() => {
-    extras.stageTimer = undefined
+  const retry = () => {
     task.stage = QUEUE
     failed.resume()
+  }
+  extras.stageTimer = core.clock.setTimeout(() => {
+    extras.stageTimer = undefined
+    // Two attempts of one task never overlap: a timed-out body still inside
+    // keeps the next attempt waiting until it leaves.
+    if (extras.staleBodies > 0) extras.retryAfterStale = retry
+    else retry()
   }, delay)
 }

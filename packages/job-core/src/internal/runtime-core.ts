@@ -1,3 +1,4 @@
+import { assertKnownKeys } from '../assert-known-keys.js'
 import type { Backend } from '../backend.js'
 import { type Clock, systemClock } from '../clock.js'
 import type { DispatchHandler } from '../plugin.js'
@@ -15,8 +16,18 @@ import { resolveRunOptions } from './run-options.js'
 import type { ShutdownState } from './shutdown-state.js'
 import type { ShaperWindow } from './stages/shape.js'
 import type { TaskRecord } from './task-record.js'
+import { describeValue, validateConcurrency } from './validate.js'
 
 let runtimeCount = 0
+
+const RUNTIME_OPTION_KEYS: readonly (keyof RuntimeOptions)[] = [
+  'name',
+  'concurrency',
+  'backend',
+  'plugins',
+  'clock',
+  'random',
+]
 
 /** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
 export interface Claim {
@@ -48,13 +59,16 @@ export class RuntimeCore implements Runtime {
   constructor(options: RuntimeOptions) {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(
-        'createRuntime(options): options must be an object, e.g. { concurrency: 4 }.',
+        `createRuntime(options): options must be an object, e.g. { concurrency: 4 }, got ${describeValue(options)}.`,
       )
     }
+    assertKnownKeys('createRuntime(options)', options, RUNTIME_OPTION_KEYS)
     runtimeCount++
     this.name = options.name ?? `runtime-${runtimeCount}`
     if (typeof this.name !== 'string' || this.name === '') {
-      throw new TypeError('createRuntime({ name }): name must be a non-empty string.')
+      throw new TypeError(
+        `createRuntime({ name }): name must be a non-empty string, got ${describeValue(this.name)}.`,
+      )
     }
     this.clock = options.clock ?? systemClock
     if (typeof this.clock.setTimeout !== 'function' || typeof this.clock.now !== 'function') {
@@ -69,11 +83,17 @@ export class RuntimeCore implements Runtime {
         'createRuntime: pass either `concurrency` or a `backend`, not both; give the limit to the backend.',
       )
     }
-    this.backend = options.backend ?? createPriorityBackend({ concurrency: options.concurrency })
+    this.backend =
+      options.backend ??
+      createPriorityBackend({
+        concurrency: validateConcurrency(options.concurrency, 'createRuntime({ concurrency })'),
+      })
     this.bus = new RuntimeEventBus(this.clock)
     const plugins = options.plugins ?? []
     if (!Array.isArray(plugins)) {
-      throw new TypeError('createRuntime({ plugins }): plugins must be an array of plugin values.')
+      throw new TypeError(
+        `createRuntime({ plugins }): plugins must be an array of plugin values, got ${describeValue(plugins)}.`,
+      )
     }
     for (const plugin of plugins) installPlugin(this, plugin)
   }

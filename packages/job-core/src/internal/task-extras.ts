@@ -25,6 +25,8 @@ export interface TaskExtras {
   stageUndo: (() => void) | undefined
   /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
   staleBodies: number
+  /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
+  retryAfterStale: (() => void) | undefined
   /** What the caller receives instead of the own promise, when a handler or shaper substituted it. */
   substitute: CallerSubstitute | undefined
 }
@@ -42,6 +44,7 @@ export function extrasOf(task: TaskRecord): TaskExtras {
       stageTimer: undefined,
       stageUndo: undefined,
       staleBodies: 0,
+      retryAfterStale: undefined,
       substitute: undefined,
     }
     task.extras = extras

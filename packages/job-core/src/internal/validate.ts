@@ -1,3 +1,18 @@
+/**
+ * A value as an error message shows it: strings quoted (so `'3'` and `3`
+ * read differently), objects by their kind, everything else as written.
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`
+  if (typeof value === 'function') return 'a function'
+  if (Array.isArray(value)) return 'an array'
+  if (value !== null && typeof value === 'object') {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name
+    return typeof name === 'string' && name !== 'Object' ? `a ${name}` : 'an object'
+  }
+  return String(value)
+}
+
 /** Checks a concurrency limit: a positive integer or `Infinity`. */
 export function validateConcurrency(value: number | undefined, where: string): number {
   if (value === undefined) return Number.POSITIVE_INFINITY
@@ -8,7 +23,7 @@ export function validateConcurrency(value: number | undefined, where: string): n
     (!Number.isInteger(value) && value !== Number.POSITIVE_INFINITY)
   ) {
     throw new RangeError(
-      `${where}: concurrency must be a positive integer or Infinity, got ${String(value)}. ` +
+      `${where}: concurrency must be a positive integer or Infinity, got ${describeValue(value)}. ` +
         'Use 1 to run one task at a time.',
     )
   }
@@ -19,7 +34,7 @@ export function validateConcurrency(value: number | undefined, where: string): n
 export function validateMs(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     throw new RangeError(
-      `${what} must be a finite number of milliseconds ≥ 0, got ${String(value)}.`,
+      `${what} must be a finite number of milliseconds ≥ 0, got ${describeValue(value)}.`,
     )
   }
   return value

@@ -105,7 +105,12 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
   } else {
-    task.extras!.staleBodies--
+    const extras = task.extras!
+    if (--extras.staleBodies === 0 && extras.retryAfterStale !== undefined) {
+      const retry = extras.retryAfterStale
+      extras.retryAfterStale = undefined
+      retry()
+    }
     if (job.context !== undefined && core.bus.active) {
       core.bus.emit(
         threw

@@ -53,6 +53,7 @@ export function leaveStage(task: TaskRecord): void {
   }
   const extras = task.extras
   if (extras === undefined) return
+  extras.retryAfterStale = undefined
   if (extras.stageTimer !== undefined) {
     task.core.clock.clearTimeout(extras.stageTimer)
     extras.stageTimer = undefined
