@@ -15,8 +15,8 @@ import {
 } from '../src/index.js'
 import { D, harness } from './support.js'
 
-// 20k in pnpm test; pnpm test:leaks runs 100k (LEAK_KEYS).
-const KEYS = Number(process.env.LEAK_KEYS ?? 20_000)
+// 10k in pnpm test; pnpm test:leaks runs 100k (LEAK_KEYS).
+const KEYS = Number(process.env.LEAK_KEYS ?? 10_000)
 
 const strategies: [string, () => Coordinator][] = [
   ['dedupe', () => dedupeCoordinator],
