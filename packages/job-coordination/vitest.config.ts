@@ -10,6 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // test/heap.test.ts measures the heap after GC.
+    execArgv: ['--expose-gc'],
     // Generous limits: CI shares two cores between packages; no test asserts speed.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -10,6 +10,7 @@ import { CoordinationProtocolError } from './errors.js'
 import { type CoordinationEventDraft, isCoordinationEvent } from './events.js'
 import type { CoordinationBinding } from './internal/coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './internal/deferred.js'
+import { directOf } from './internal/direct.js'
 import { endingOf } from './internal/ending.js'
 import type { CoordinationScope } from './internal/scope.js'
 import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from './types.js'
@@ -94,7 +95,7 @@ class Coordination implements CoordinationContext {
       )
     }
     this.decide('reuse', 'reuse(peer)')
-    this.emit({ type: 'coordination:reuse', peerId: peer.id })
+    if (this.scope.host.events.active) this.emit({ type: 'coordination:reuse', peerId: peer.id })
     return this.request.follow(peer, 'dedupe')
   }
 
@@ -293,6 +294,8 @@ export function dispatchToCoordinator(
   request: DispatchRequest<CoordinationBinding>,
 ): unknown {
   const { coordinator, hash } = request.binding
+  const decide = directOf(coordinator)
+  if (decide !== undefined) return decide(scope, request)
   const coordination = new Coordination(scope, request, coordinator, hash)
   let answer: unknown
   try {

@@ -13,7 +13,11 @@ export { type CoordinationInspection, inspectCoordination } from './inspect-coor
 export { installCoordination } from './install-coordination.js'
 export { dedupeCoordinator } from './strategies/dedupe.js'
 export { exhaustCoordinator } from './strategies/exhaust.js'
-export { keepLatestCoordinator } from './strategies/keep-latest.js'
+export {
+  createKeepLatestCoordinator,
+  type KeepLatestOptions,
+  keepLatestCoordinator,
+} from './strategies/keep-latest.js'
 export { restartCoordinator } from './strategies/restart.js'
 export {
   createSerializeCoordinator,

@@ -134,6 +134,26 @@ describe('§6 custom coordinators', () => {
     expect(one.events).toHaveLength(3)
   })
 
+  // dedupe and exhaust decide on a direct path inside the adapter; their
+  // public `coordinate(ctx)` (for a coordinator that delegates) must agree cell for cell.
+  it.each([
+    ['dedupe', dedupeCoordinator],
+    ['exhaust', exhaustCoordinator],
+  ] as const)(
+    '%s through its public coordinate(ctx) reproduces its own row',
+    async (name, builtin) => {
+      const delegating = defineCoordinator(name, (ctx) => builtin.coordinate(ctx))
+      const viaCtx = await runFacts(delegating)
+      const direct = await runFacts(builtin)
+      expect(viaCtx.bodies).toEqual(direct.bodies)
+      expect(viaCtx.tasks).toEqual(direct.tasks)
+      expect(viaCtx.promises).toEqual(direct.promises)
+      expect(viaCtx.settleOrder).toEqual(direct.settleOrder)
+      expect(viaCtx.events).toEqual(direct.events)
+      expect(direct.all.map(({ type }) => type)).toEqual(viaCtx.all.map(({ type }) => type))
+    },
+  )
+
   it('forgetful: 0 bodies; all cancelled/orphaned-intent; all promises resolve to undefined', async () => {
     const facts = await runFacts(forgetful)
     expect(facts.bodies).toEqual([])

@@ -2,6 +2,7 @@ import { createRuntime, inspect, run, type Task, type TaskContext } from '@vega/
 import { describe, expect, it } from 'vitest'
 import {
   type Coordinator,
+  createKeepLatestCoordinator,
   createSerializeCoordinator,
   dedupeCoordinator,
   defineCoordinator,
@@ -14,7 +15,8 @@ import {
 } from '../src/index.js'
 import { D, harness } from './support.js'
 
-const KEYS = 100_000
+// 10k in pnpm test; pnpm test:leaks runs 100k (LEAK_KEYS).
+const KEYS = Number(process.env.LEAK_KEYS ?? 10_000)
 
 const strategies: [string, () => Coordinator][] = [
   ['dedupe', () => dedupeCoordinator],
@@ -22,6 +24,7 @@ const strategies: [string, () => Coordinator][] = [
   ['serialize', () => createSerializeCoordinator().coordinator],
   ['exhaust', () => exhaustCoordinator],
   ['keepLatest', () => keepLatestCoordinator],
+  ['keepLatest(2)', () => createKeepLatestCoordinator({ concurrency: 2 })],
   ['forgetful', () => defineCoordinator('forgetful', () => {})],
 ]
 

@@ -13,8 +13,8 @@ afterAll(() => {
 })
 
 describe('README examples', () => {
-  it('has one per strategy plus the quick start and two custom coordinators', () => {
-    expect(examples.length).toBe(8)
+  it('has one per strategy (two for keepLatest) plus the quick start and two custom coordinators', () => {
+    expect(examples.length).toBe(9)
   })
 
   it.each(examples.map((code, index) => [index + 1, code] as const))(

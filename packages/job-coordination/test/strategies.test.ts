@@ -6,12 +6,14 @@ import {
   isCancelledError,
   run,
   settle,
+  shutdown,
   type Task,
   type TaskContext,
   withShaper,
 } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import {
+  createKeepLatestCoordinator,
   createSerializeCoordinator,
   dedupeCoordinator,
   inspectCoordination,
@@ -166,7 +168,7 @@ describe('serialize', () => {
     expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
   })
 
-  it('cancelAll resets admission: waiters never start on the way out, and the next call runs at once', async () => {
+  it('cancelAll resets admission: waiters never start on the way out; the next call starts once the cancelled body has left', async () => {
     const { clock, runtime } = harness()
     const { started, make } = recorder()
     const serialize = createSerializeCoordinator()
@@ -177,7 +179,10 @@ describe('serialize', () => {
     cancelAll(runtime)
     expect(old.map((task) => task.cancelReason)).toEqual(['abort', 'abort', 'abort'])
     expect(started).toEqual([1])
+    // Body 1 is still inside until its sleep rejects: the next call waits for it, not for 2 or 3.
     const next = call(4)
+    expect(next.state).toBe('parked:coordinator')
+    await flush()
     expect(next.state).toBe('running')
     expect(started).toEqual([1, 4])
     await clock.advance(D)
@@ -185,19 +190,31 @@ describe('serialize', () => {
     expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
   })
 
-  it('resetAdmission(): the next call does not wait for the old generation', async () => {
+  it('resetAdmission(): the next call does not queue behind old waiters, but still waits for a body inside', async () => {
     const { clock, runtime } = harness()
     const { started, make } = recorder()
     const serialize = createSerializeCoordinator()
     const call = (i: number) =>
       run(runtime, withCoordinator(make(i), serialize.coordinator, { key: 'k' }))
     const first = call(1)
+    const oldWaiter = call(2)
     serialize.resetAdmission()
-    const second = call(2)
-    expect(second.state).toBe('running')
+    const second = call(3)
+    expect(second.state).toBe('parked:coordinator')
+    expect(inspectCoordination(runtime).waiters).toBe(2)
     await clock.advance(D)
-    expect([await first, await second]).toEqual([1, 2])
-    expect(started).toEqual([1, 2])
+    expect(await first).toBe(1)
+    // The abandoned waiter is never released; the new generation goes first.
+    expect(started).toEqual([1, 3])
+    expect(oldWaiter.state).toBe('parked:coordinator')
+    await clock.advance(D)
+    expect(await second).toBe(3)
+    // dispose() still reaches the abandoned waiter: nothing is left hanging.
+    serialize.dispose()
+    await expect(oldWaiter.promise).rejects.toSatisfy(
+      (error) => isCancelledError(error) && error.reason === 'shutdown',
+    )
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
   })
 
   it('runs up to `concurrency` calls per key, each key on its own', async () => {
@@ -249,7 +266,7 @@ describe('serialize', () => {
     expect(inspectCoordination(runtime)).toMatchObject({ strategyKeys: 0, waiters: 0 })
   })
 
-  it('releases the next call when the one ahead fails or is cancelled', async () => {
+  it('releases the next call when the one ahead fails, or is cancelled and its body has left', async () => {
     const { clock, runtime } = harness()
     const serialize = createSerializeCoordinator()
     const failing = withCoordinator(
@@ -266,6 +283,9 @@ describe('serialize', () => {
     await expect(first.promise).rejects.toThrow('write failed')
     expect(second.state).toBe('running')
     second.cancel()
+    // Cancelled, but its body is inside until its sleep rejects: the third waits for that.
+    expect(third.state).toBe('parked:coordinator')
+    await flush()
     expect(third.state).toBe('running')
     await clock.advance(D)
     expect(await third).toBe(3)
@@ -376,5 +396,139 @@ describe('keepLatest', () => {
     expect(second.state).toBe('running')
     await clock.advance(D)
     expect(await second).toBe(2)
+  })
+})
+
+describe('createKeepLatestCoordinator({ concurrency })', () => {
+  it('runs n per key and keeps one waiting; a newer waiter supersedes the older', async () => {
+    const { clock, runtime, coordinationEvents } = harness()
+    const { started, make } = recorder()
+    const keepLatest = createKeepLatestCoordinator({ concurrency: 2 })
+    const call = (i: number, key = 'k') =>
+      run(runtime, withCoordinator(make(i), keepLatest, { key }))
+    const tasks = [call(1), call(2), call(3), call(4), call(5, 'other')]
+    expect(tasks.map(taskFact)).toEqual([
+      { state: 'running' },
+      { state: 'running' },
+      { state: 'cancelled', reason: 'superseded', cancelledBy: 4 },
+      { state: 'parked:coordinator' },
+      { state: 'running' },
+    ])
+    expect(inspectCoordination(runtime)).toMatchObject({ strategyKeys: 2, waiters: 1 })
+    expect(started).toEqual([1, 2, 5])
+    await clock.advance(D)
+    expect(started).toEqual([1, 2, 5, 4])
+    await clock.advance(D)
+    expect(await Promise.all(tasks)).toEqual([1, 2, 4, 4, 5])
+    expect(coordinationEvents().map((event) => [event.type, event.intentId])).toEqual([
+      ['coordination:queued', 3],
+      ['coordination:queued', 4],
+    ])
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
+  })
+
+  it('a waiter superseded then cancelled with its successor settles with the successor’s ending', async () => {
+    const { clock, runtime } = harness()
+    const { started, make } = recorder()
+    const keepLatest = createKeepLatestCoordinator({ concurrency: 2, name: 'sync' })
+    expect(keepLatest.name).toBe('sync')
+    const call = (i: number) => run(runtime, withCoordinator(make(i), keepLatest, { key: 'k' }))
+    const [, , third, fourth] = [call(1), call(2), call(3), call(4)]
+    fourth!.cancel()
+    const error = await third!.promise.catch((e: unknown) => e)
+    expect(isCancelledError(error) && error.taskId).toBe(fourth!.id)
+    await clock.runAll()
+    expect(started).toEqual([1, 2])
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
+  })
+
+  it('with concurrency Infinity nothing ever waits', async () => {
+    const { clock, runtime } = harness()
+    const { started, make } = recorder()
+    const keepLatest = createKeepLatestCoordinator({ concurrency: Number.POSITIVE_INFINITY })
+    const tasks = [1, 2, 3].map((i) =>
+      run(runtime, withCoordinator(make(i), keepLatest, { key: 'k' })),
+    )
+    expect(started).toEqual([1, 2, 3])
+    await clock.advance(D)
+    expect(await Promise.all(tasks)).toEqual([1, 2, 3])
+  })
+
+  it('validates its options early, naming the option and echoing the value', () => {
+    for (const concurrency of [0, -1, Number.NaN, 1.5]) {
+      expect(() => createKeepLatestCoordinator({ concurrency })).toThrow(
+        new RangeError(
+          `createKeepLatestCoordinator({ concurrency }): concurrency must be an integer ≥ 1 (or Infinity), got ${concurrency}. Use 1 for one call at a time per key.`,
+        ),
+      )
+    }
+    expect(() => createKeepLatestCoordinator({ concurrency: '2' as unknown as number })).toThrow(
+      /createKeepLatestCoordinator\(\{ concurrency \}\): concurrency must be a number, got '2'/,
+    )
+    expect(() => createKeepLatestCoordinator(null as never)).toThrow(TypeError)
+    expect(() => createKeepLatestCoordinator({ name: '' })).toThrow(
+      /createKeepLatestCoordinator\(\{ name \}\): name must be a non-empty string, got ''/,
+    )
+    expect(() => createKeepLatestCoordinator({ concurency: 2 } as never)).toThrow(
+      /createKeepLatestCoordinator\(options\): unknown option 'concurency'; did you mean 'concurrency'\?/,
+    )
+    expect(createKeepLatestCoordinator().name).toBe('keepLatest')
+  })
+})
+
+describe.each([
+  ['serialize', () => createSerializeCoordinator().coordinator],
+  ['keepLatest', () => keepLatestCoordinator],
+  ['keepLatest(2)', () => createKeepLatestCoordinator({ concurrency: 2 })],
+])('%s on the way out', (_name, make) => {
+  // The call holding the slot waits on a dependency, so its cancel frees the
+  // slot at once (no body inside): without the hook, the waiter would start
+  // in the middle of the cancel.
+  function setup() {
+    const h = harness()
+    const { started, make: body } = recorder()
+    const coordinator = make()
+    let open!: () => void
+    const dependency = run(h.runtime, () => new Promise<void>((resolve) => (open = resolve)))
+    const holders = [1, 2].map((i) =>
+      run(h.runtime, withCoordinator(body(i), coordinator, { key: 'k' }), {
+        dependsOn: [dependency],
+      }),
+    )
+    const waiter = run(h.runtime, withCoordinator(body(3), coordinator, { key: 'k' }))
+    const all = [dependency, ...holders, waiter]
+    for (const task of all) task.promise.catch(() => {})
+    return { ...h, started, all, open, coordinator }
+  }
+
+  it('cancelAll never starts a waiter while it cancels', async () => {
+    const { runtime, started, all, open } = setup()
+    cancelAll(runtime)
+    expect(all.map((task) => task.state)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ])
+    expect(started).toEqual([])
+    open()
+    await flush()
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
+  })
+
+  it('shutdown({ mode: cancel }) never starts a waiter while it cancels', async () => {
+    const { runtime, started, all, open } = setup()
+    const live = all.filter((task) => task.state !== 'cancelled').length
+    const report = shutdown(runtime, { mode: 'cancel' })
+    expect(all.map((task) => task.state)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ])
+    expect(started).toEqual([])
+    open()
+    expect((await report).cancelled).toBe(live)
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
   })
 })

@@ -5,9 +5,11 @@ import {
   type CoordinationEvent,
   type CoordinationEventDraft,
   type Coordinator,
+  createKeepLatestCoordinator,
   createSerializeCoordinator,
   dedupeCoordinator,
   defineCoordinator,
+  type KeepLatestOptions,
   type SerializeCoordinator,
   withCoordinator,
 } from '../src/index.js'
@@ -92,5 +94,17 @@ describe('the context', () => {
     expectTypeOf<CoordinationContext['intent']['skip']>().returns.toEqualTypeOf<Promise<never>>()
     expectTypeOf<CoordinationContext['hash']>().toEqualTypeOf<string>()
     expectTypeOf(defineCoordinator('x', (ctx) => ctx.proceed())).toEqualTypeOf<Coordinator>()
+  })
+})
+
+describe('createKeepLatestCoordinator', () => {
+  it('returns a coordinator to bind as is, with the options of serialize minus the lifecycle', () => {
+    const fn: TaskFn<number> = async () => 1
+    const keepLatest = createKeepLatestCoordinator({ concurrency: 2, name: 'sync' })
+    expectTypeOf(keepLatest).toEqualTypeOf<Coordinator>()
+    expectTypeOf(withCoordinator(fn, keepLatest, { key: 'k' })).toEqualTypeOf<TaskFn<number>>()
+    expectTypeOf<KeepLatestOptions>().toEqualTypeOf<{ concurrency?: number; name?: string }>()
+    // @ts-expect-error concurrency is a number
+    createKeepLatestCoordinator({ concurrency: '2' })
   })
 })

@@ -34,16 +34,14 @@ export class KeyedStore<S extends KeyState> {
     }
   }
 
-  /** Forgets every state of `scope` (or of all scopes) and returns them. */
-  takeAll(scope?: CoordinationScope): S[] {
+  /** Every state of `scope` (or of all scopes), as a snapshot safe to delete from while iterating. */
+  values(scope?: CoordinationScope): S[] {
     const targets = scope === undefined ? [...this.live] : this.live.has(scope) ? [scope] : []
-    const taken: S[] = []
+    const found: S[] = []
     for (const target of targets) {
       const states = target.stores.get(this)
-      target.stores.delete(this)
-      this.live.delete(target)
-      if (states !== undefined) for (const state of states.values()) taken.push(state as S)
+      if (states !== undefined) for (const state of states.values()) found.push(state as S)
     }
-    return taken
+    return found
   }
 }

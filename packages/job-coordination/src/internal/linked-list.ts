@@ -17,11 +17,8 @@ export class LinkedList<T> {
   size = 0
 
   push(value: T): ListNode<T> {
-    const node: ListNode<T> = { value, prev: this.tail, next: undefined, list: this }
-    if (this.tail === undefined) this.head = node
-    else this.tail.next = node
-    this.tail = node
-    this.size++
+    const node: ListNode<T> = { value, prev: undefined, next: undefined, list: undefined }
+    this.link(node)
     return node
   }
 
@@ -45,10 +42,34 @@ export class LinkedList<T> {
     return true
   }
 
+  /**
+   * Moves every node, in order, to the end of `target`. The nodes stay the
+   * same objects, so handles held on them (to remove one later) stay valid.
+   */
+  moveAllTo(target: LinkedList<T>): void {
+    for (let node = this.head; node !== undefined; node = this.head) {
+      this.remove(node)
+      target.link(node)
+    }
+  }
+
   /** Empties the list and returns what it held, in order. */
   drain(): T[] {
     const values: T[] = []
-    for (let value = this.shift(); value !== undefined; value = this.shift()) values.push(value)
+    for (let node = this.head; node !== undefined; node = this.head) {
+      this.remove(node)
+      values.push(node.value)
+    }
     return values
+  }
+
+  private link(node: ListNode<T>): void {
+    node.prev = this.tail
+    node.next = undefined
+    node.list = this
+    if (this.tail === undefined) this.head = node
+    else this.tail.next = node
+    this.tail = node
+    this.size++
   }
 }

@@ -27,8 +27,8 @@ export class CoordinationScope {
     this.host = host
   }
 
-  /** Adds `task` under `hash`; it leaves the moment it settles, then `onSettled` runs. */
-  track(hash: string, task: Task<unknown>, onSettled: () => void): void {
+  /** Adds `task` under `hash`; it leaves the moment it settles, then `onSettled` (if any) runs. */
+  track(hash: string, task: Task<unknown>, onSettled?: () => void): void {
     const bucket = this.index.get(hash)
     if (bucket === undefined) this.index.set(hash, task)
     else if (bucket instanceof Set) bucket.add(task)
@@ -36,7 +36,7 @@ export class CoordinationScope {
     this.indexed++
     this.host.onSettled(task, () => {
       this.untrack(hash, task)
-      onSettled()
+      onSettled?.()
     })
   }
 
@@ -49,6 +49,14 @@ export class CoordinationScope {
       this.indexed--
       if (bucket.size === 0) this.index.delete(hash)
     }
+  }
+
+  /** The earliest live task with `hash`, without building the peers array. */
+  firstOf(hash: string): Task<unknown> | undefined {
+    const bucket = this.index.get(hash)
+    if (bucket === undefined || !(bucket instanceof Set)) return bucket
+    for (const task of bucket) return task
+    return undefined
   }
 
   /** The other live tasks with `hash`, earliest first. */

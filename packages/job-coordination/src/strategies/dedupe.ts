@@ -1,4 +1,5 @@
 import { defineCoordinator } from '../define-coordinator.js'
+import { setDirect, trackAndProceed } from '../internal/direct.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -15,7 +16,26 @@ import type { Coordinator } from '../types.js'
  * const [a, b] = await Promise.all([run(runtime, load), run(runtime, load)]) // one fetch, a === b
  * ```
  */
-export const dedupeCoordinator: Coordinator = defineCoordinator('dedupe', (ctx) => {
-  const [leader] = ctx.peers()
-  return leader === undefined ? ctx.proceed() : ctx.reuse(leader)
-})
+export const dedupeCoordinator: Coordinator = setDirect(
+  defineCoordinator('dedupe', (ctx) => {
+    const [leader] = ctx.peers()
+    return leader === undefined ? ctx.proceed() : ctx.reuse(leader)
+  }),
+  // The same decision on the hot path: a lookup and the leader's promise.
+  (scope, request) => {
+    const { hash, coordinator } = request.binding
+    const leader = scope.firstOf(hash)
+    if (leader === undefined) return trackAndProceed(scope, request)
+    const bus = scope.host.events
+    if (bus.active) {
+      bus.emit({
+        type: 'coordination:reuse',
+        peerId: leader.id,
+        coordinator: coordinator.name,
+        intentId: request.task.id,
+        hash,
+      })
+    }
+    return request.follow(leader, 'dedupe')
+  },
+)

@@ -1,43 +1,55 @@
-import type { Task } from '@vega/job-core'
-import { internalsOf } from '../coordinator-adapter.js'
 import { defineCoordinator } from '../define-coordinator.js'
-import { deferred } from '../internal/deferred.js'
-import { endingOf } from '../internal/ending.js'
-import { KeyedStore } from '../internal/keyed-store.js'
-import type { CoordinationScope, KeyState } from '../internal/scope.js'
-import type { CoordinationContext, Coordinator } from '../types.js'
+import { KeyLanes } from '../internal/key-lanes.js'
+import { resolveLaneOptions } from '../internal/lane-options.js'
+import type { Coordinator } from '../types.js'
 
-interface Waiter {
-  readonly ctx: CoordinationContext
-  readonly release: (answer: unknown) => void
+/**
+ * Options of {@link createKeepLatestCoordinator}.
+ *
+ * @example
+ * ```ts
+ * const options: KeepLatestOptions = { concurrency: 2, name: 'autosave' }
+ * ```
+ */
+export interface KeepLatestOptions {
+  /** How many bodies per key may run at once; a positive integer or `Infinity`. Default 1. */
+  concurrency?: number
+  /** The coordinator's name in diagnostic events; default `'keepLatest'`. */
+  name?: string
 }
 
-/** One key: the call in flight and, at most, the newest call waiting behind it. */
-class LatestSlot implements KeyState {
-  running: Task<unknown> | undefined
-  next: Waiter | undefined
-
-  get waiting(): number {
-    return this.next === undefined ? 0 : 1
-  }
-}
-
-const store = new KeyedStore<LatestSlot>()
-
-function start(scope: CoordinationScope, hash: string, slot: LatestSlot, ctx: CoordinationContext) {
-  const { task } = internalsOf(ctx, 'keepLatestCoordinator')
-  slot.running = task
-  scope.host.onSettled(task, () => {
-    slot.running = undefined
-    const next = slot.next
-    if (next === undefined) {
-      store.delete(scope, hash, slot)
-      return
-    }
-    slot.next = undefined
-    next.release(start(scope, hash, slot, next.ctx))
-  })
-  return ctx.proceed()
+/**
+ * Up to `concurrency` running and at most one waiting per key
+ * (ember-concurrency's `keepLatest` with `maxConcurrency`): a call that finds
+ * every slot of its key taken waits (`parked:coordinator`,
+ * `coordination:queued` with position 0); a newer call supersedes the
+ * waiting one, which ends `cancelled` / `superseded` with `cancelledBy` = the
+ * newer call and whose promise settles with the newer call's outcome. The
+ * waiting call starts once a running call has ended **and its body has
+ * exited** — a cancelled or timed-out body that ignores its signal keeps its
+ * slot — so never more than `concurrency` bodies of one key run at once.
+ * Throws `TypeError` / `RangeError` for bad options.
+ *
+ * @example
+ * ```ts
+ * const uploads = createKeepLatestCoordinator({ concurrency: 2 })
+ * const sync = (state: State) =>
+ *   withCoordinator(() => pushState(state), uploads, { key: ['sync', state.id] })
+ * run(runtime, sync(s1)) // runs
+ * run(runtime, sync(s2)) // runs: two slots
+ * run(runtime, sync(s3)) // waits… then superseded by s4, and resolves with s4's result
+ * run(runtime, sync(s4)) // runs when s1 or s2 has finished and left
+ * ```
+ */
+export function createKeepLatestCoordinator(options: KeepLatestOptions = {}): Coordinator {
+  const { concurrency, name } = resolveLaneOptions(
+    'createKeepLatestCoordinator',
+    options,
+    '{ concurrency: 2 }',
+    'keepLatest',
+  )
+  const lanes = new KeyLanes('createKeepLatestCoordinator()', concurrency, 'latest')
+  return defineCoordinator(name, (ctx) => lanes.coordinate(ctx))
 }
 
 /**
@@ -45,10 +57,12 @@ function start(scope: CoordinationScope, hash: string, slot: LatestSlot, ctx: Co
  * runs waits (`parked:coordinator`, `coordination:queued` with position 0);
  * a newer call supersedes the waiting one, which ends `cancelled` /
  * `superseded` with `cancelledBy` = the newer call and whose promise settles
- * with the newer call's outcome. When the running call settles, the waiting
- * one starts. Nothing is lost that matters: the first and the latest calls
+ * with the newer call's outcome. The waiting call starts once the running
+ * one has ended and its body has exited, so two bodies of one key never
+ * overlap. Nothing is lost that matters: the first and the latest calls
  * always run. Use it for autosave: never two writes at once, always the
- * latest state written.
+ * latest state written. `createKeepLatestCoordinator({ concurrency })` allows
+ * n running per key.
  *
  * @example
  * ```ts
@@ -56,38 +70,7 @@ function start(scope: CoordinationScope, hash: string, slot: LatestSlot, ctx: Co
  *   withCoordinator(() => putDraft(draft), keepLatestCoordinator, { key: ['draft', draft.id] })
  * run(runtime, autosave(v1)) // runs
  * run(runtime, autosave(v2)) // waits… then superseded by v3, and resolves with v3's result
- * run(runtime, autosave(v3)) // runs when v1 settles
+ * run(runtime, autosave(v3)) // runs when v1 has finished and left
  * ```
  */
-export const keepLatestCoordinator: Coordinator = defineCoordinator('keepLatest', (ctx) => {
-  const { scope } = internalsOf(ctx, 'keepLatestCoordinator')
-  let slot = store.get(scope, ctx.hash)
-  if (slot === undefined) {
-    slot = new LatestSlot()
-    store.set(scope, ctx.hash, slot)
-  }
-  if (slot.running === undefined && slot.next === undefined)
-    return start(scope, ctx.hash, slot, ctx)
-  ctx.intent.parkCoordinator()
-  const answer = deferred<unknown>()
-  const previous = slot.next
-  const waiter: Waiter = { ctx, release: answer.resolve }
-  slot.next = waiter
-  const owner = slot
-  const { task } = internalsOf(ctx, 'keepLatestCoordinator')
-  scope.host.onSettled(task, () => {
-    if (owner.next !== waiter) return
-    // Cancelled while waiting: give the slot up so the key can be forgotten,
-    // and settle the answer, which a call it superseded may be following.
-    owner.next = undefined
-    if (owner.running === undefined) store.delete(scope, ctx.hash, owner)
-    answer.resolve(endingOf(task))
-  })
-  ctx.emit({ type: 'coordination:queued', position: 0 })
-  if (previous !== undefined) {
-    // Its caller follows the newer call: the first settle wins, so release before skipping.
-    previous.release(answer.promise)
-    previous.ctx.intent.skip('superseded', { cancelledBy: ctx.intent.id })
-  }
-  return answer.promise
-})
+export const keepLatestCoordinator: Coordinator = createKeepLatestCoordinator()
