@@ -226,6 +226,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   private sourceClosed = false
   private fatal: { readonly error: unknown } | undefined = undefined
   private forced = false
+  /** The clock reading of the edge being handled now, while a lane may start a group synchronously. */
+  private instant: number | undefined = undefined
 
   constructor(options: AggregateDispatcherOptions<E>) {
     const where = 'new AggregateDispatcher(options)'
@@ -428,7 +430,15 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       return
     }
     if (scheduler instanceof LaneScheduler) {
-      scheduler.enqueue(group)
+      // A lane may start the group at once (it just gave its lane back):
+      // the handler then starts at this same clock reading.
+      const outer = this.instant
+      this.instant = now
+      try {
+        scheduler.enqueue(group)
+      } finally {
+        this.instant = outer
+      }
       return
     }
     // Any other scheduler: its public, promise-based API.
@@ -450,7 +460,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
 
   // A group's exchange on a lane: the work the lane runs, and its end.
   private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
-    group.startedAt = this.recorder.now()
+    group.startedAt = this.instant ?? this.recorder.now()
     return this.handle(group.exchange as E, this.handlerSignal(signal))
   }
 

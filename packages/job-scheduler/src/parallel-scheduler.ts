@@ -66,6 +66,12 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
   private active = 0
   private state: LaneState = 'open'
   private pumpRequested = false
+  /**
+   * The task whose settled work is being reported now (inside `finish`, from
+   * a promise reaction). If it queues itself again (a dispatcher group with
+   * another exchange) while nothing else waits, it keeps its lane at once.
+   */
+  private settling: LaneTask | undefined = undefined
   private idle: Deferred<void> | undefined = undefined
 
   constructor(name: string, parallelism: number) {
@@ -103,6 +109,19 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
   enqueue(task: LaneTask): void {
     if (this.state !== 'open') {
       task.done(false, this.refusal(), true)
+      return
+    }
+    if (this.settling !== undefined) {
+      // Inside a promise reaction, never inside a caller's schedule(): the
+      // task that just gave its lane back takes it again when it is next in
+      // line anyway (nothing waits), without a microtask hop; anything else
+      // waits for the pump that finish() runs right after.
+      if (task === this.settling && this.waiting.size === 0 && this.active < this.parallelism) {
+        this.settling = undefined
+        this.run(task)
+        return
+      }
+      this.waiting.push(task)
       return
     }
     this.waiting.push(task)
@@ -145,6 +164,10 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
 
   private readonly pump = (): void => {
     this.pumpRequested = false
+    this.fill()
+  }
+
+  private fill(): void {
     while (this.active < this.parallelism && this.state !== 'disposed') {
       const task = this.waiting.shift()
       if (task === undefined) break
@@ -174,8 +197,22 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
     if (task.host !== this) return
     task.host = undefined
     this.active--
-    task.done(ok, value, sync)
-    if (this.waiting.size > 0) this.requestPump()
+    if (sync) {
+      task.done(ok, value, true)
+      if (this.waiting.size > 0) this.requestPump()
+      else this.checkIdle()
+      return
+    }
+    // A promise reaction: the freed lane is filled now, not on a later
+    // microtask (no caller's code can be running around us).
+    const outer = this.settling
+    this.settling = task
+    try {
+      task.done(ok, value, false)
+    } finally {
+      this.settling = outer
+    }
+    if (this.waiting.size > 0) this.fill()
     else this.checkIdle()
   }
 
