@@ -386,12 +386,13 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       group = new Group<E>(key, this.runExchange, this.groupSettled)
       this.groups.set(key, group)
     }
-    // One clock read per edge: an exchange that starts at once waited 0.
-    const now = this.recorder.now()
+    // One clock read per edge (shared by a burst of admissions): an exchange
+    // that starts at once waited 0.
+    const now = this.recorder.admissionTime()
     group.queue.push(exchange, counters, now)
     this.unfinished++
     this.recorder.admitted(counters)
-    if (!group.busy && this.processing()) this.runNext(group, now)
+    if (this.processing()) this.runNext(group, now)
   }
 
   private processing(): boolean {
@@ -488,6 +489,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     group.busy = false
     if (this.forced) return
     if (!ok) this.report(error, exchange)
+    // An onError function may have dispatched into this group and started it.
     if (this.processing()) this.runNext(group, now)
     this.pull()
     this.checkDrained()
