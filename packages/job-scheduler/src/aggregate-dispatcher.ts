@@ -392,7 +392,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     group.queue.push(exchange, counters, now)
     this.unfinished++
     this.recorder.admitted(counters)
-    if (this.processing()) this.runNext(group, now)
+    if (!group.busy && this.processing()) this.runNext(group, now)
   }
 
   private processing(): boolean {
@@ -490,7 +490,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     if (this.forced) return
     if (!ok) this.report(error, exchange)
     // An onError function may have dispatched into this group and started it.
-    if (this.processing()) this.runNext(group, now)
+    if (!group.busy && this.processing()) this.runNext(group, now)
     this.pull()
     this.checkDrained()
   }

@@ -566,6 +566,34 @@ describe('AggregateDispatcher: errors', () => {
     spy.mockRestore()
   })
 
+  it("an onError function that dispatches a retry into the failed exchange's group keeps the group serial", async () => {
+    const log: string[] = []
+    let inside = 0
+    let peak = 0
+    const d = running({
+      parallelism: 16,
+      schedulerSupplier: new DefaultAggregateSchedulerSupplier('w', 4),
+      // The retry is admitted while the group is between two exchanges.
+      onError: (_error, e) => void d.dispatch(exchange('order-1', e.seq + 100)),
+      handle: async (e) => {
+        peak = Math.max(peak, ++inside)
+        log.push(`start ${e.seq}`)
+        await null
+        log.push(`end ${e.seq}`)
+        inside--
+        if (e.seq === 0) throw new Error('retry me')
+      },
+    })
+    d.dispatch(exchange('order-1', 0))
+    d.dispatch(exchange('order-1', 1))
+    // Intake stays open until the retry was admitted (stopping refuses it).
+    await flushTimes(3)
+    await d.stopGracefully()
+    expect(peak).toBe(1)
+    expect(log).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 100', 'end 100'])
+    expect(d.stats().aggregates[0]).toMatchObject({ dispatched: 3, completed: 2, failed: 1 })
+  })
+
   it('onError as a function receives every error and the exchange; if it throws, that is fatal', async () => {
     const seen: Array<[string, number]> = []
     const d = running({
