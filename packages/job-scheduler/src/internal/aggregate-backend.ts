@@ -37,6 +37,18 @@ interface Group {
   head: Entry | undefined
 }
 
+/** What {@link AggregateBackend.sizes} reports (tests and leak checks). */
+export interface BackendSizes {
+  /** Group queues alive. */
+  readonly groups: number
+  /** Bound jobs the backend tracks (waiting, scheduled or forwarded). */
+  readonly entries: number
+  /** Bound jobs not yet handed to the inner backend. */
+  readonly waiting: number
+  /** Bound jobs holding a scheduler lane. */
+  readonly lanesHeld: number
+}
+
 /**
  * The backend `installAggregateScheduling` wraps around the runtime's own:
  * untagged jobs pass straight through; bound jobs wait in a per-group FIFO
@@ -79,6 +91,16 @@ export class AggregateBackend implements Backend {
   /** Group queues alive now. */
   get activeGroups(): number {
     return this.groups.size
+  }
+
+  /** The size of every internal structure: all 0 once every bound task has ended. */
+  sizes(): BackendSizes {
+    return {
+      groups: this.groups.size,
+      entries: this.entries.size,
+      waiting: this.waiting,
+      lanesHeld: this.lanesHeld,
+    }
   }
 
   /** Bound jobs holding a scheduler lane now. */
