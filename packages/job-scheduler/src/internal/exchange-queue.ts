@@ -109,12 +109,11 @@ export class ExchangeQueue<T, K> {
     return value
   }
 
-  /** Empties the queue and calls `visit` with each exchange's tag, oldest first. */
-  drain(visit: (tag: K) => void): void {
+  /** Empties the queue and calls `visit` with each exchange's tag and value, oldest first. */
+  drain(visit: (tag: K, value: T) => void): void {
     while (this.size > 0) {
       const tag = this.headTag()
-      this.shift()
-      visit(tag)
+      visit(tag, this.shift() as T)
     }
   }
 
