@@ -1,10 +1,7 @@
 import { createTaskTag, type TaskFn, type TaskTag, tagTaskFn } from '@vega/job-core'
+import { namedAggregateOf } from './internal/named-aggregate-cache.js'
 import { describe } from './internal/validate.js'
-import {
-  type NamedAggregate,
-  type NamedAggregateLike,
-  toNamedAggregate,
-} from './named-aggregate.js'
+import type { NamedAggregate, NamedAggregateLike } from './named-aggregate.js'
 
 /**
  * The routing `withAggregate` binds to a taskFn: the named aggregate (whose
@@ -82,6 +79,6 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
       `withAggregate(taskFn, { aggregate, id }): id must be the aggregate id as a string, got ${describe(route.id)}.`,
     )
   }
-  const aggregate = toNamedAggregate(route.aggregate)
+  const aggregate = namedAggregateOf(route.aggregate)
   return tagTaskFn(taskFn, aggregateTag, Object.freeze({ aggregate, id: route.id }))
 }
