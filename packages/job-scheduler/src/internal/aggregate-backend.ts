@@ -73,7 +73,7 @@ class Turn extends LaneTask implements BackendJob {
 
   /** The inner backend starts the job. */
   start(): void {
-    this.startedAt = this.backend.now()
+    this.startedAt = this.backend.instant ?? this.backend.now()
     this.job.start()
   }
 
@@ -138,6 +138,12 @@ export class AggregateBackend implements Backend {
   private readonly strays = new WeakMap<BackendJob, BackendJob>()
   private waiting = 0
   private held = 0
+  /**
+   * The clock reading of the edge being handled (an admission, a release),
+   * while the inner backend may start a forwarded job synchronously: one
+   * reading serves the job that ends, the wait of the next and its start.
+   */
+  instant: number | undefined = undefined
 
   constructor(
     inner: Backend,
@@ -193,11 +199,12 @@ export class AggregateBackend implements Backend {
       this.groups.set(key, group)
     }
     const counters = this.recorder.counters(binding.aggregate)
-    group.queue.push(job, counters, this.now())
+    const now = this.recorder.admissionTime()
+    group.queue.push(job, counters, now)
     group.live++
     this.waiting++
     this.recorder.admitted(counters)
-    if (group.turn === undefined) this.advance(group)
+    if (group.turn === undefined) this.advance(group, now)
   }
 
   withdraw(job: BackendJob): void {
@@ -236,11 +243,12 @@ export class AggregateBackend implements Backend {
     const wasForwarded = turn.phase === 'forwarded'
     this.leave(turn)
     this.inner.release(turn)
-    const duration = turn.startedAt === undefined ? undefined : this.now() - turn.startedAt
+    const now = this.now()
+    const duration = turn.startedAt === undefined ? undefined : now - turn.startedAt
     // The body has exited, so the attempt's outcome is already the task's state.
     this.recorder.finished(turn.counters, duration, job.task.state === 'success')
-    if (wasForwarded) this.freeLane(turn)
-    else this.advance(turn.group)
+    if (wasForwarded) this.freeLane(turn, now)
+    else this.advance(turn.group, now)
   }
 
   onPreCancel(hook: () => void): () => void {
@@ -252,11 +260,17 @@ export class AggregateBackend implements Backend {
   }
 
   /** The turn's lane came: hand its job to the inner backend. */
-  forward(turn: Turn): void {
+  forward(turn: Turn, now?: number): void {
     turn.phase = 'forwarded'
     this.waiting--
     this.held++
-    this.inner.enqueue(turn)
+    const outer = this.instant
+    this.instant = now
+    try {
+      this.inner.enqueue(turn)
+    } finally {
+      this.instant = outer
+    }
   }
 
   /** A turn whose scheduler refused it still goes to the runtime, without a lane. */
@@ -274,14 +288,14 @@ export class AggregateBackend implements Backend {
         this.waiting--
         this.recorder.abandoned(turn.counters)
         this.leave(turn)
-        this.advance(turn.group)
+        this.advance(turn.group, this.now())
         return
       case 'forwarded':
         this.inner.withdraw(turn)
         this.strays.set(turn.job, turn)
         this.recorder.abandoned(turn.counters)
         this.leave(turn)
-        this.freeLane(turn)
+        this.freeLane(turn, this.now())
         return
       case 'left':
         return
@@ -298,20 +312,20 @@ export class AggregateBackend implements Backend {
    * takes its turn. On a lane scheduler with nothing else waiting, the
    * group keeps the lane for that job (no hand-back, no microtask).
    */
-  private freeLane(turn: Turn): void {
+  private freeLane(turn: Turn, now: number): void {
     const group = turn.group
     const lanes = turn.lanes
     if (lanes === undefined) {
       if (turn.lane !== undefined) this.held--
       turn.lane?.resolve()
-      this.advance(group)
+      this.advance(group, now)
       return
     }
     this.held--
-    const next = this.nextTurn(group)
+    const next = this.nextTurn(group, now)
     if (next !== undefined && this.schedulerOf(next) === lanes && lanes.handOver(turn, next)) {
       next.lanes = lanes
-      this.forward(next)
+      this.forward(next, now)
       return
     }
     lanes.finish(turn, true, undefined, true)
@@ -319,14 +333,14 @@ export class AggregateBackend implements Backend {
   }
 
   /** Starts the group's next turn if it has none. */
-  private advance(group: Group): void {
+  private advance(group: Group, now: number): void {
     if (group.turn !== undefined) return
-    const next = this.nextTurn(group)
+    const next = this.nextTurn(group, now)
     if (next !== undefined) this.schedule(next)
   }
 
   /** Takes the group's next live job and makes it the group's turn; drops an emptied group. */
-  private nextTurn(group: Group): Turn | undefined {
+  private nextTurn(group: Group, now: number): Turn | undefined {
     const queue = group.queue
     while (queue.size > 0) {
       const counters = queue.headTag()
@@ -337,7 +351,7 @@ export class AggregateBackend implements Backend {
       const binding = readTaskTag(job.taskFn, aggregateTag) as AggregateBinding
       const turn = new Turn(this, job, group, counters, binding.aggregate)
       group.turn = turn
-      this.recorder.started(counters, this.now() - enqueuedAt)
+      this.recorder.started(counters, now - enqueuedAt)
       return turn
     }
     this.dropGroup(group)

@@ -48,9 +48,10 @@ export class StatsRecorder {
   private stampUses = 0
   private stampExpiryQueued = false
 
-  constructor(now: () => number) {
+  /** `shareStamps`: the clock is the system's (default: only when it is {@link defaultNow}). */
+  constructor(now: () => number, shareStamps: boolean = now === defaultNow) {
     this.now = now
-    this.shareStamps = now === defaultNow
+    this.shareStamps = shareStamps
   }
 
   /**
