@@ -71,22 +71,24 @@ export class ExchangeQueue<T, K> {
   }
 
   // Doubling keeps the capacity a power of two, so indexes wrap with a mask.
-  // Called only when full: the ring is [head, capacity) then [0, head), and
-  // both parts move with native copies (a backlog of a million exchanges
-  // grows through ~20 of these). Large rings land in the large-object space,
-  // which the young-generation collector never copies.
+  // Called only when full: the ring is [head, capacity) then [0, head). Both
+  // columns grow in place with one native copy each (setting an array's
+  // length reallocates its store; a typed array is copied with set), then
+  // the wrapped part [0, head) moves to [capacity, capacity + head), so the
+  // head stays where it is. In a burst the wrapped part is a slot or two.
   private grow(): void {
     const capacity = this.values.length
     const head = this.head
-    const values =
-      head === 0 ? this.values.slice() : this.values.slice(head).concat(this.values.slice(0, head))
+    const values = this.values
     values.length = capacity * 2
+    for (let i = 0; i < head; i++) {
+      values[capacity + i] = values[i]
+      values[i] = undefined
+    }
     const times = new Float64Array(capacity * 2)
-    times.set(this.times.subarray(head))
-    times.set(this.times.subarray(0, head), capacity - head)
-    this.values = values
+    times.set(this.times)
+    times.copyWithin(capacity, 0, head)
     this.times = times
     this.mask = capacity * 2 - 1
-    this.head = 0
   }
 }
