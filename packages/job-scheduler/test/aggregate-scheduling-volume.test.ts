@@ -63,7 +63,9 @@ describe('installAggregateScheduling under volume', () => {
             if (lastSeq[idx] !== seq - 1) outOfOrder++
             lastSeq[idx] = seq
             await null
-            if (--inside[g] === 0) busyGroups--
+            const left = inside[g]! - 1
+            inside[g] = left
+            if (left === 0) busyGroups--
             handled++
             return i
           },
