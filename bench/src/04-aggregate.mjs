@@ -1,8 +1,13 @@
 // Scenario 4: N messages over 10 000 aggregate ids, ordered per group of
 // `toGroupKey(id, 16)`: one message at a time per group, in arrival order;
-// groups run concurrently. The handler is async and trivial; it checks that
-// each aggregate sees its messages in order. Messages are pushed in one
-// synchronous burst, then the run waits for the drain.
+// groups run concurrently. Messages are pushed in one synchronous burst, then
+// the run waits for the drain.
+//
+// The handler is async and yields once (`await null`), so a peer that let two
+// messages of one group overlap, or ran one before an earlier one of its
+// aggregate, would be caught: counters kept inside the handler record, per
+// group, how many messages are between entry and exit, and per aggregate the
+// last sequence number seen at entry. A plain loop with no grouping fails.
 
 import { createRuntime, run, shutdown } from '@vega/job-core'
 import {
@@ -27,23 +32,57 @@ function messages(n) {
     aggregateName: 'Order',
     id: `order-${idx}`,
   }))
+  // The handler's own view of the group, computed once here so that checking
+  // costs every peer the same two array reads.
+  const groupOf = ids.map((id) => toGroupKey(id.id, GROUPS))
   cached = new Array(n)
   for (let i = 0; i < n; i++) {
     const idx = i % ids.length
-    cached[i] = { aggregateId: ids[idx], idx, seq: Math.floor(i / ids.length) }
+    cached[i] = {
+      aggregateId: ids[idx],
+      idx,
+      group: groupOf[idx],
+      seq: Math.floor(i / ids.length),
+    }
   }
   return cached
 }
 
-const state = { handled: 0, outOfOrder: 0, last: new Int32Array(IDS) }
+const state = {
+  handled: 0,
+  outOfOrder: 0,
+  /** Entries into a group that already had a message inside the handler. */
+  overlaps: 0,
+  /** Per aggregate: the last seq that entered the handler. */
+  last: new Int32Array(IDS),
+  /** Per group: messages between entry and exit of the handler now, and the most ever. */
+  inside: new Int32Array(GROUPS),
+  peakInside: new Int32Array(GROUPS),
+  /** Groups with a message inside the handler now, and the most at once. */
+  busyGroups: 0,
+  peakBusyGroups: 0,
+}
 function reset() {
   state.handled = 0
   state.outOfOrder = 0
+  state.overlaps = 0
   state.last.fill(-1)
+  state.inside.fill(0)
+  state.peakInside.fill(0)
+  state.busyGroups = 0
+  state.peakBusyGroups = 0
 }
 async function handle(message) {
+  const g = message.group
+  const inside = ++state.inside[g]
+  if (inside > state.peakInside[g]) state.peakInside[g] = inside
+  if (inside > 1) state.overlaps++
+  else if (++state.busyGroups > state.peakBusyGroups) state.peakBusyGroups = state.busyGroups
   if (state.last[message.idx] !== message.seq - 1) state.outOfOrder++
   state.last[message.idx] = message.seq
+  // The await point: anything else of this group that entered now would overlap.
+  await null
+  if (--state.inside[g] === 0) state.busyGroups--
   state.handled++
 }
 
@@ -189,6 +228,19 @@ export default {
     check(
       state.outOfOrder === 0,
       `${state.outOfOrder} messages out of order within their aggregate`,
+    )
+    check(
+      state.overlaps === 0,
+      `${state.overlaps} messages entered the handler while another of their group was inside (peak per group: ${Array.from(state.peakInside).join(', ')})`,
+    )
+    for (let g = 0; g < GROUPS; g++) {
+      check(state.inside[g] === 0, `group ${g} still has ${state.inside[g]} messages inside`)
+    }
+    // Lanes ≥ groups: with every group holding work from the burst on, a peer
+    // that serialised groups against each other would stay below this.
+    check(
+      state.peakBusyGroups === GROUPS,
+      `at most ${state.peakBusyGroups} groups were in the handler at once, expected ${GROUPS}`,
     )
     for (let idx = 0; idx < ids; idx++) {
       const expected = Math.floor((n - 1 - idx) / ids)

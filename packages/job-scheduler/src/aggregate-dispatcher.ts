@@ -238,6 +238,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   private sourceClosed = false
   private fatal: { readonly error: unknown } | undefined = undefined
   private forced = false
+  /** The clock reading of the edge being handled now, while a lane may start a group synchronously. */
+  private instant: number | undefined = undefined
 
   constructor(options: AggregateDispatcherOptions<E>) {
     const where = 'new AggregateDispatcher(options)'
@@ -397,8 +399,9 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       group = new Group<E>(key, this.runExchange, this.groupSettled)
       this.groups.set(key, group)
     }
-    // One clock read per edge: an exchange that starts at once waited 0.
-    const now = this.recorder.now()
+    // One clock read per edge (shared by a burst of admissions): an exchange
+    // that starts at once waited 0.
+    const now = this.recorder.admissionTime()
     group.queue.push(exchange, counters, now)
     this.unfinished++
     this.recorder.admitted(counters)
@@ -441,7 +444,15 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       return
     }
     if (scheduler instanceof LaneScheduler) {
-      scheduler.enqueue(group)
+      // A lane may start the group at once (it just gave its lane back):
+      // the handler then starts at this same clock reading.
+      const outer = this.instant
+      this.instant = now
+      try {
+        scheduler.enqueue(group)
+      } finally {
+        this.instant = outer
+      }
       return
     }
     // Any other scheduler: its public, promise-based API.
@@ -463,7 +474,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
 
   // A group's exchange on a lane: the work the lane runs, and its end.
   private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
-    group.startedAt = this.recorder.now()
+    group.startedAt = this.instant ?? this.recorder.now()
     return this.handle(group.exchange as E, this.handlerSignal(signal))
   }
 
@@ -491,7 +502,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     group.busy = false
     if (this.forced) return
     if (!ok) this.report(error, exchange)
-    if (this.processing()) this.runNext(group, now)
+    // An onError function may have dispatched into this group and started it.
+    if (!group.busy && this.processing()) this.runNext(group, now)
     this.pull()
     this.checkDrained()
   }

@@ -1,4 +1,10 @@
-import { assertKnownKeys, IllegalStateError, type Plugin, type PluginHost } from '@vega/job-core'
+import {
+  assertKnownKeys,
+  IllegalStateError,
+  type Plugin,
+  type PluginHost,
+  systemClock,
+} from '@vega/job-core'
 import {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
@@ -175,7 +181,9 @@ export function installAggregateScheduling(
         )
       }
       const supplier = borrowed ?? new DefaultAggregateSchedulerSupplier(host.runtime.name, lanes)
-      const recorder = new StatsRecorder(() => host.clock.now())
+      // The system clock is shared by a burst of admissions; a test clock is read every time.
+      const clock = host.clock
+      const recorder = new StatsRecorder(() => clock.now(), clock === systemClock)
       // Claimed without a dispatch handler: bound tasks go through the normal
       // pipeline; only the backend routes them.
       host.claim(aggregateTag)

@@ -1,7 +1,7 @@
 import { IllegalStateError } from '@vega/job-core'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
-import { type LaneHost, LaneTask } from './internal/lane-task.js'
+import { LANE_HELD, type LaneHost, LaneTask } from './internal/lane-task.js'
 import { RingQueue } from './internal/ring-queue.js'
 import { requireName, requirePositiveInteger } from './internal/validate.js'
 import type { ScheduledWork, Scheduler } from './scheduler.js'
@@ -66,6 +66,12 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
   private active = 0
   private state: LaneState = 'open'
   private pumpRequested = false
+  /**
+   * The task whose settled work is being reported now (inside `finish`, from
+   * a promise reaction). If it queues itself again (a dispatcher group with
+   * another exchange) while nothing else waits, it keeps its lane at once.
+   */
+  private settling: LaneTask | undefined = undefined
   private idle: Deferred<void> | undefined = undefined
 
   constructor(name: string, parallelism: number) {
@@ -105,8 +111,35 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
       task.done(false, this.refusal(), true)
       return
     }
+    if (this.settling !== undefined) {
+      // Inside a promise reaction, never inside a caller's schedule(): the
+      // task that just gave its lane back takes it again when it is next in
+      // line anyway (nothing waits), without a microtask hop; anything else
+      // waits for the pump that finish() runs right after.
+      if (task === this.settling && this.waiting.size === 0 && this.active < this.parallelism) {
+        this.settling = undefined
+        this.run(task)
+        return
+      }
+      this.waiting.push(task)
+      return
+    }
     this.waiting.push(task)
     this.requestPump()
+  }
+
+  /**
+   * Passes the lane `from` holds (after its work returned LANE_HELD) to `to`,
+   * without giving it back and queueing `to`: only while nothing else waits
+   * for a lane and the scheduler is open, so it is what the queue would have
+   * decided anyway. On `true`, `to` holds the lane (the caller runs its work)
+   * and ends with `finish`; on `false` nothing changed.
+   */
+  handOver(from: LaneTask, to: LaneTask): boolean {
+    if (from.host !== this || this.state !== 'open' || this.waiting.size > 0) return false
+    from.host = undefined
+    to.host = this
+    return true
   }
 
   disposeGracefully(): Promise<void> {
@@ -145,6 +178,10 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
 
   private readonly pump = (): void => {
     this.pumpRequested = false
+    this.fill()
+  }
+
+  private fill(): void {
     while (this.active < this.parallelism && this.state !== 'disposed') {
       const task = this.waiting.shift()
       if (task === undefined) break
@@ -162,6 +199,7 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
       this.finish(task, false, error, true)
       return
     }
+    if (result === LANE_HELD) return
     if (isThenable(result)) {
       // The task's own callbacks, allocated once per task, not per run.
       Promise.resolve(result).then(task.fulfilled, task.rejected)
@@ -174,8 +212,22 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
     if (task.host !== this) return
     task.host = undefined
     this.active--
-    task.done(ok, value, sync)
-    if (this.waiting.size > 0) this.requestPump()
+    if (sync) {
+      task.done(ok, value, true)
+      if (this.waiting.size > 0) this.requestPump()
+      else this.checkIdle()
+      return
+    }
+    // A promise reaction: the freed lane is filled now, not on a later
+    // microtask (no caller's code can be running around us).
+    const outer = this.settling
+    this.settling = task
+    try {
+      task.done(ok, value, false)
+    } finally {
+      this.settling = outer
+    }
+    if (this.waiting.size > 0) this.fill()
     else this.checkIdle()
   }
 

@@ -5,12 +5,9 @@ import {
   type TaskTag,
   tagTaskFn,
 } from '@vega/job-core'
+import { namedAggregateOf } from './internal/named-aggregate-cache.js'
 import { describe } from './internal/validate.js'
-import {
-  type NamedAggregate,
-  type NamedAggregateLike,
-  toNamedAggregate,
-} from './named-aggregate.js'
+import type { NamedAggregate, NamedAggregateLike } from './named-aggregate.js'
 
 /**
  * The routing `withAggregate` binds to a taskFn: the named aggregate (whose
@@ -103,7 +100,7 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
   }
   let aggregate: NamedAggregate
   try {
-    aggregate = toNamedAggregate(route.aggregate)
+    aggregate = namedAggregateOf(route.aggregate)
   } catch (error) {
     // toNamedAggregate speaks for itself; the user called withAggregate.
     throw new TypeError(`withAggregate(taskFn, { aggregate, id }): ${(error as Error).message}`, {

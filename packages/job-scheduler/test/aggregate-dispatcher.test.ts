@@ -139,6 +139,47 @@ describe('AggregateDispatcher: routing and ordering', () => {
     await d.stopGracefully()
   })
 
+  it('groups with more work than lanes take turns: a group that finishes gives its lane to one that waits', async () => {
+    // Three ids in three groups over one lane: whatever each group still
+    // holds, the lane goes round in arrival order.
+    const ids = ['a', 'b', 'c']
+    expect(new Set(ids.map((id) => toGroupKey(id, 16))).size).toBe(3)
+    const log: string[] = []
+    let inside = 0
+    let peak = 0
+    const d = running({
+      parallelism: 16,
+      schedulerSupplier: new DefaultAggregateSchedulerSupplier('w', 1),
+      handle: async (e) => {
+        peak = Math.max(peak, ++inside)
+        log.push(`${e.aggregateId.id}${e.seq}`)
+        await null
+        inside--
+      },
+    })
+    for (const seq of [0, 1, 2]) for (const id of ids) d.dispatch(exchange(id, seq))
+    await d.stopGracefully()
+    expect(log).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'c1', 'a2', 'b2', 'c2'])
+    expect(peak).toBe(1)
+  })
+
+  it('a group alone on its lane runs its exchanges back to back, each after the previous settled', async () => {
+    const log: string[] = []
+    const d = running({
+      parallelism: 16,
+      schedulerSupplier: new DefaultAggregateSchedulerSupplier('w', 1),
+      handle: async (e) => {
+        log.push(`start ${e.seq}`)
+        await null
+        log.push(`end ${e.seq}`)
+      },
+    })
+    for (const seq of [0, 1, 2]) d.dispatch(exchange('order-1', seq))
+    await d.stopGracefully()
+    expect(log).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2'])
+    expect(d.stats().aggregates[0]).toMatchObject({ completed: 3, inFlight: 0, queued: 0 })
+  })
+
   it('ids that collide on a group share one serial queue', async () => {
     // "Aa" and "BB" have the same Java hash code.
     expect(toGroupKey('Aa', 16)).toBe(toGroupKey('BB', 16))
@@ -523,6 +564,34 @@ describe('AggregateDispatcher: errors', () => {
     expect(spy).toHaveBeenCalledTimes(2)
     expect(String(spy.mock.calls[0]?.[0])).toContain('[recording-dispatcher]')
     spy.mockRestore()
+  })
+
+  it("an onError function that dispatches a retry into the failed exchange's group keeps the group serial", async () => {
+    const log: string[] = []
+    let inside = 0
+    let peak = 0
+    const d = running({
+      parallelism: 16,
+      schedulerSupplier: new DefaultAggregateSchedulerSupplier('w', 4),
+      // The retry is admitted while the group is between two exchanges.
+      onError: (_error, e) => void d.dispatch(exchange('order-1', e.seq + 100)),
+      handle: async (e) => {
+        peak = Math.max(peak, ++inside)
+        log.push(`start ${e.seq}`)
+        await null
+        log.push(`end ${e.seq}`)
+        inside--
+        if (e.seq === 0) throw new Error('retry me')
+      },
+    })
+    d.dispatch(exchange('order-1', 0))
+    d.dispatch(exchange('order-1', 1))
+    // Intake stays open until the retry was admitted (stopping refuses it).
+    await flushTimes(3)
+    await d.stopGracefully()
+    expect(peak).toBe(1)
+    expect(log).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 100', 'end 100'])
+    expect(d.stats().aggregates[0]).toMatchObject({ dispatched: 3, completed: 2, failed: 1 })
   })
 
   it('onError as a function receives every error and the exchange; if it throws, that is fatal', async () => {

@@ -32,6 +32,23 @@ describe('ExchangeQueue (a dispatcher group FIFO)', () => {
     expect(queue.shift()).toBeUndefined()
   })
 
+  it('grows while wrapped (head past the start) and keeps values with their times', () => {
+    for (const shifted of [0, 1, 3]) {
+      const queue = new ExchangeQueue<number, string>()
+      let next = 0
+      let expected = 0
+      for (let i = 0; i < 4; i++, next++) queue.push(next, 'A', next * 10)
+      for (let i = 0; i < shifted; i++, expected++) expect(queue.shift()).toBe(expected)
+      // Refill past capacity twice: the first growth happens with the ring wrapped.
+      for (let i = 0; i < 20; i++, next++) queue.push(next, 'A', next * 10)
+      while (queue.size > 0) {
+        expect(queue.headTime()).toBe(expected * 10)
+        expect(queue.shift()).toBe(expected++)
+      }
+      expect(expected).toBe(next)
+    }
+  })
+
   it('starts a new run when a tag comes back after its run emptied', () => {
     const queue = new ExchangeQueue<string, string>()
     queue.push('a1', 'A', 0)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { AggregateDispatcher, DefaultAggregateSchedulerSupplier } from '../src/index.js'
+import { defaultNow, StatsRecorder } from '../src/internal/stats-recorder.js'
 import { exchange, flushTimes, gate, type TestExchange } from './helpers.js'
 
 /** A clock the handlers advance, so latency figures are exact and not wall-clock dependent. */
@@ -128,5 +129,42 @@ describe('stats()', () => {
     expect(many.aggregates).toHaveLength(1)
     expect(JSON.stringify(many).length).toBe(JSON.stringify(few).length)
     expect(many.groups).toBe(0)
+  })
+})
+
+describe('StatsRecorder admission stamps', () => {
+  it('with the system clock, a synchronous burst shares one reading per 16 admissions; a microtask later reads again', async () => {
+    const recorder = new StatsRecorder(defaultNow)
+    const stamps: number[] = []
+    const spin = (ms: number) => {
+      const until = defaultNow() + ms
+      while (defaultNow() < until) {}
+    }
+    for (let i = 0; i < 33; i++) {
+      stamps.push(recorder.admissionTime())
+      spin(0.05)
+    }
+    // Readings 0, 16 and 32 are fresh; the others repeat the one before.
+    for (let i = 0; i < 33; i++) {
+      if (i % 16 === 0) {
+        if (i > 0) expect(stamps[i]).toBeGreaterThan(stamps[i - 1]!)
+      } else {
+        expect(stamps[i]).toBe(stamps[i - 1])
+      }
+    }
+    await Promise.resolve()
+    spin(0.05)
+    expect(recorder.admissionTime()).toBeGreaterThan(stamps[32]!)
+  })
+
+  it('reads a custom clock at every admission (a test may move it between two dispatches)', () => {
+    let t = 0
+    const recorder = new StatsRecorder(() => t)
+    const stamps: number[] = []
+    for (let i = 0; i < 20; i++) {
+      t = i * 10
+      stamps.push(recorder.admissionTime())
+    }
+    expect(stamps).toEqual(Array.from({ length: 20 }, (_, i) => i * 10))
   })
 })

@@ -1,40 +1,115 @@
-import { type Backend, type BackendJob, readTaskTag } from '@vega/job-core'
+import { type Backend, type BackendJob, readTaskTag, type Task, type TaskFn } from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from '../aggregate-scheduler-supplier.js'
 import { toGroupKey } from '../group-key.js'
+import type { NamedAggregate } from '../named-aggregate.js'
+import { LaneScheduler } from '../parallel-scheduler.js'
+import type { Scheduler } from '../scheduler.js'
 import { type AggregateBinding, aggregateTag } from '../with-aggregate.js'
 import { createDeferred, type Deferred } from './deferred.js'
-import { LinkedQueue, type QueueNode } from './linked-queue.js'
+import { ExchangeQueue } from './exchange-queue.js'
+import { LANE_HELD, LaneTask } from './lane-task.js'
 import type { AggregateCounters, StatsRecorder } from './stats-recorder.js'
 
-/**
- * Where a bound job is. `waiting`: in its group queue. `scheduled`: its
- * group's turn came, it waits for a lane of its aggregate's scheduler.
- * `forwarded`: it holds the lane and was handed to the inner backend (which
- * applies the runtime's concurrency and starts it). `left`: withdrawn or
- * released.
- */
-type Phase =
-  | { readonly kind: 'waiting'; readonly node: QueueNode<Entry> }
-  | { readonly kind: 'scheduled' }
-  | { readonly kind: 'forwarded'; readonly lane: Deferred<void> }
-  | { readonly kind: 'left' }
-
-interface Entry {
-  readonly job: BackendJob
-  /** What the inner backend sees: the job, with its start time recorded. */
-  readonly forwarded: BackendJob
-  readonly binding: AggregateBinding
-  readonly group: Group
-  readonly counters: AggregateCounters
-  readonly enqueuedAt: number
-  startedAt: number | undefined
-  phase: Phase
+/** What {@link AggregateBackend.sizes} reports (tests and leak checks). */
+export interface BackendSizes {
+  /** Group queues alive. */
+  readonly groups: number
+  /** Bound jobs not yet handed to the inner backend (queued in a group, or waiting for a lane). */
+  readonly waiting: number
+  /** Jobs withdrawn from a group queue and not yet swept out of it. */
+  readonly withdrawn: number
+  /** Bound jobs holding a scheduler lane. */
+  readonly lanesHeld: number
 }
 
-interface Group {
+/**
+ * Where a group's current job is. `scheduled`: it waits for a lane of its
+ * aggregate's scheduler. `forwarded`: it holds the lane and was handed to
+ * the inner backend (which applies the runtime's concurrency and starts
+ * it). `left`: withdrawn or released.
+ */
+type TurnPhase = 'scheduled' | 'forwarded' | 'left'
+
+/**
+ * A group's current job, built when its turn comes, never while it waits:
+ * a waiting job is only a slot in its group's queue. A turn is what the
+ * inner backend sees (the job, with its start time recorded), and the lane
+ * task that holds its scheduler lane while the job runs: on a lane
+ * scheduler, no closure and no promise.
+ */
+class Turn extends LaneTask implements BackendJob {
+  readonly task: Task<unknown>
+  readonly priority: number
+  readonly taskFn: TaskFn<unknown>
+  readonly job: BackendJob
+  readonly group: Group
+  readonly counters: AggregateCounters
+  readonly aggregate: NamedAggregate
+  phase: TurnPhase = 'scheduled'
+  startedAt: number | undefined = undefined
+  /** The lane scheduler this turn holds (or waits for) a lane of, when it is one. */
+  lanes: LaneScheduler | undefined = undefined
+  /** Any other scheduler: the lane is held until this settles. */
+  lane: Deferred<void> | undefined = undefined
+  private readonly backend: AggregateBackend
+
+  constructor(
+    backend: AggregateBackend,
+    job: BackendJob,
+    group: Group,
+    counters: AggregateCounters,
+    aggregate: NamedAggregate,
+  ) {
+    super()
+    this.backend = backend
+    this.task = job.task
+    this.priority = job.priority
+    this.taskFn = job.taskFn
+    this.job = job
+    this.group = group
+    this.counters = counters
+    this.aggregate = aggregate
+  }
+
+  /** The inner backend starts the job. */
+  start(): void {
+    this.startedAt = this.backend.instant ?? this.backend.now()
+    this.job.start()
+  }
+
+  /** The lane came. */
+  run(): unknown {
+    // Withdrawn while it waited for the lane: give the lane straight back.
+    if (this.phase !== 'scheduled' || this.group.turn !== this) return undefined
+    this.backend.forward(this)
+    return LANE_HELD
+  }
+
+  done(ok: boolean, _value: unknown, sync: boolean): void {
+    // Refused or dropped before it ran (the scheduler was disposed): the
+    // turn still goes to the runtime, which drains or cancels it.
+    if (ok || this.phase !== 'scheduled') return
+    this.lanes = undefined
+    if (sync) queueMicrotask(() => this.backend.forwardIfScheduled(this))
+    else this.backend.forwardIfScheduled(this)
+  }
+}
+
+/**
+ * One ordering group while it holds work: a FIFO of waiting jobs (with their
+ * enqueue times and counters, column-wise) and the turn of the one whose
+ * time has come.
+ */
+class Group {
   readonly key: number
-  readonly queue: LinkedQueue<Entry>
-  head: Entry | undefined
+  readonly queue: ExchangeQueue<BackendJob, AggregateCounters> = new ExchangeQueue()
+  /** Jobs in `queue` that were not withdrawn. */
+  live = 0
+  turn: Turn | undefined = undefined
+
+  constructor(key: number) {
+    this.key = key
+  }
 }
 
 /**
@@ -42,19 +117,33 @@ interface Group {
  * untagged jobs pass straight through; bound jobs wait in a per-group FIFO
  * and, one per group at a time, take a lane of their aggregate's scheduler
  * and go to the inner backend.
+ *
+ * A waiting job costs a slot and a number in its group's queue: no entry
+ * object, no lookup map, no closure. Withdrawing one marks it (a set holds
+ * withdrawn jobs until the queue reaches them, as the runtime's priority
+ * backend does) and takes it out of every count at once.
  */
 export class AggregateBackend implements Backend {
   private readonly inner: Backend
   private readonly supplier: AggregateSchedulerSupplier
   private readonly parallelism: number
   private readonly recorder: StatsRecorder
+  readonly now: () => number
   private readonly groups = new Map<number, Group>()
-  private readonly entries = new Map<BackendJob, Entry>()
-  // The inner backend knows a bound job by its forwarded twin; a release that
-  // arrives after the entry left (withdrawn, then started anyway by an inner
-  // backend) must still name the job the inner backend knows.
-  private readonly twins = new WeakMap<BackendJob, BackendJob>()
+  private readonly withdrawn = new Set<BackendJob>()
+  // The inner backend knows a forwarded job by its turn; a release that
+  // arrives after the turn left (withdrawn, then started anyway by an inner
+  // backend) must still name the job the inner backend knows. Only that
+  // rare path writes here.
+  private readonly strays = new WeakMap<BackendJob, BackendJob>()
   private waiting = 0
+  private held = 0
+  /**
+   * The clock reading of the edge being handled (an admission, a release),
+   * while the inner backend may start a forwarded job synchronously: one
+   * reading serves the job that ends, the wait of the next and its start.
+   */
+  instant: number | undefined = undefined
 
   constructor(
     inner: Backend,
@@ -66,6 +155,7 @@ export class AggregateBackend implements Backend {
     this.supplier = supplier
     this.parallelism = parallelism
     this.recorder = recorder
+    this.now = recorder.now
   }
 
   get queued(): number {
@@ -83,9 +173,17 @@ export class AggregateBackend implements Backend {
 
   /** Bound jobs holding a scheduler lane now. */
   get lanesHeld(): number {
-    let held = 0
-    for (const entry of this.entries.values()) if (entry.phase.kind === 'forwarded') held++
-    return held
+    return this.held
+  }
+
+  /** The size of every internal structure: all 0 once every bound task has ended. */
+  sizes(): BackendSizes {
+    return {
+      groups: this.groups.size,
+      waiting: this.waiting,
+      withdrawn: this.withdrawn.size,
+      lanesHeld: this.held,
+    }
   }
 
   enqueue(job: BackendJob): void {
@@ -97,86 +195,60 @@ export class AggregateBackend implements Backend {
     const key = toGroupKey(binding.id, this.parallelism)
     let group = this.groups.get(key)
     if (group === undefined) {
-      group = { key, queue: new LinkedQueue<Entry>(), head: undefined }
+      group = new Group(key)
       this.groups.set(key, group)
     }
     const counters = this.recorder.counters(binding.aggregate)
-    const entry: Entry = {
-      job,
-      forwarded: {
-        task: job.task,
-        priority: job.priority,
-        taskFn: job.taskFn,
-        start: () => {
-          entry.startedAt = this.recorder.now()
-          job.start()
-        },
-      },
-      binding,
-      group,
-      counters,
-      enqueuedAt: this.recorder.now(),
-      startedAt: undefined,
-      phase: { kind: 'left' },
-    }
-    entry.phase = { kind: 'waiting', node: group.queue.push(entry) }
-    this.entries.set(job, entry)
+    const now = this.recorder.admissionTime()
+    group.queue.push(job, counters, now)
+    group.live++
     this.waiting++
     this.recorder.admitted(counters)
-    if (group.head === undefined) this.advance(group)
+    if (group.turn === undefined) this.advance(group, now)
   }
 
   withdraw(job: BackendJob): void {
-    const entry = this.entries.get(job)
-    if (entry === undefined) {
+    const binding = readTaskTag(job.taskFn, aggregateTag)
+    const group =
+      binding === undefined ? undefined : this.groups.get(toGroupKey(binding.id, this.parallelism))
+    if (binding === undefined || group === undefined) {
       this.inner.withdraw(job)
       return
     }
-    const phase = entry.phase
-    switch (phase.kind) {
-      case 'waiting':
-        entry.group.queue.remove(phase.node)
-        this.waiting--
-        this.recorder.left(entry.counters)
-        this.leave(entry)
-        if (entry.group.head === undefined && entry.group.queue.size === 0) {
-          this.groups.delete(entry.group.key)
-        }
-        return
-      case 'scheduled':
-        // Its lane work will find it gone and return at once.
-        this.waiting--
-        this.recorder.abandoned(entry.counters)
-        this.leave(entry)
-        this.advance(entry.group)
-        return
-      case 'forwarded':
-        this.inner.withdraw(entry.forwarded)
-        phase.lane.resolve()
-        this.recorder.abandoned(entry.counters)
-        this.leave(entry)
-        this.advance(entry.group)
-        return
-      case 'left':
-        return
+    const turn = group.turn
+    if (turn !== undefined && turn.job === job) {
+      this.withdrawTurn(turn)
+      return
     }
+    // Waiting in the queue (the kernel withdraws only jobs that have not
+    // started, once): it leaves every count now and its slot when reached.
+    if (this.withdrawn.has(job)) return
+    this.withdrawn.add(job)
+    group.live--
+    this.waiting--
+    this.recorder.left(this.recorder.counters(binding.aggregate))
+    if (group.live === 0 && group.turn === undefined) this.dropGroup(group)
   }
 
   release(job: BackendJob): void {
-    const entry = this.entries.get(job)
-    if (entry === undefined) {
-      this.inner.release(this.twins.get(job) ?? job)
+    const binding = readTaskTag(job.taskFn, aggregateTag)
+    const turn =
+      binding === undefined
+        ? undefined
+        : this.groups.get(toGroupKey(binding.id, this.parallelism))?.turn
+    if (turn === undefined || turn.job !== job) {
+      this.inner.release(this.strays.get(job) ?? job)
       return
     }
-    const phase = entry.phase
-    this.leave(entry)
-    this.inner.release(entry.forwarded)
-    if (phase.kind === 'forwarded') phase.lane.resolve()
-    const duration =
-      entry.startedAt === undefined ? undefined : this.recorder.now() - entry.startedAt
+    const wasForwarded = turn.phase === 'forwarded'
+    this.leave(turn)
+    this.inner.release(turn)
+    const now = this.now()
+    const duration = turn.startedAt === undefined ? undefined : now - turn.startedAt
     // The body has exited, so the attempt's outcome is already the task's state.
-    this.recorder.finished(entry.counters, duration, job.task.state === 'success')
-    this.advance(entry.group)
+    this.recorder.finished(turn.counters, duration, job.task.state === 'success')
+    if (wasForwarded) this.freeLane(turn, now)
+    else this.advance(turn.group, now)
   }
 
   onPreCancel(hook: () => void): () => void {
@@ -187,45 +259,151 @@ export class AggregateBackend implements Backend {
     this.inner.preCancel()
   }
 
-  private leave(entry: Entry): void {
-    entry.phase = { kind: 'left' }
-    this.entries.delete(entry.job)
-    if (entry.group.head === entry) entry.group.head = undefined
+  /** The turn's lane came: hand its job to the inner backend. */
+  forward(turn: Turn, now?: number): void {
+    turn.phase = 'forwarded'
+    this.waiting--
+    this.held++
+    const outer = this.instant
+    this.instant = now
+    try {
+      this.inner.enqueue(turn)
+    } finally {
+      this.instant = outer
+    }
   }
 
-  private advance(group: Group): void {
-    if (group.head !== undefined) return
-    const entry = group.queue.shift()
-    if (entry === undefined) {
-      this.groups.delete(group.key)
+  /** A turn whose scheduler refused it still goes to the runtime, without a lane. */
+  forwardIfScheduled(turn: Turn): void {
+    if (turn.phase !== 'scheduled' || turn.group.turn !== turn) return
+    turn.phase = 'forwarded'
+    this.waiting--
+    this.inner.enqueue(turn)
+  }
+
+  private withdrawTurn(turn: Turn): void {
+    switch (turn.phase) {
+      case 'scheduled':
+        // Its lane work (if any) will find it gone and give the lane back.
+        this.waiting--
+        this.recorder.abandoned(turn.counters)
+        this.leave(turn)
+        this.advance(turn.group, this.now())
+        return
+      case 'forwarded':
+        this.inner.withdraw(turn)
+        this.strays.set(turn.job, turn)
+        this.recorder.abandoned(turn.counters)
+        this.leave(turn)
+        this.freeLane(turn, this.now())
+        return
+      case 'left':
+        return
+    }
+  }
+
+  private leave(turn: Turn): void {
+    turn.phase = 'left'
+    if (turn.group.turn === turn) turn.group.turn = undefined
+  }
+
+  /**
+   * A forwarded turn ended: its lane goes back, and its group's next job
+   * takes its turn. On a lane scheduler with nothing else waiting, the
+   * group keeps the lane for that job (no hand-back, no microtask).
+   */
+  private freeLane(turn: Turn, now: number): void {
+    const group = turn.group
+    const lanes = turn.lanes
+    if (lanes === undefined) {
+      if (turn.lane !== undefined) this.held--
+      turn.lane?.resolve()
+      this.advance(group, now)
       return
     }
-    group.head = entry
-    entry.phase = { kind: 'scheduled' }
-    this.recorder.started(entry.counters, this.recorder.now() - entry.enqueuedAt)
-    let scheduled: Promise<void>
+    this.held--
+    const next = this.nextTurn(group, now)
+    if (next !== undefined && this.schedulerOf(next) === lanes && lanes.handOver(turn, next)) {
+      next.lanes = lanes
+      this.forward(next, now)
+      return
+    }
+    lanes.finish(turn, true, undefined, true)
+    if (next !== undefined) this.schedule(next)
+  }
+
+  /** Starts the group's next turn if it has none. */
+  private advance(group: Group, now: number): void {
+    if (group.turn !== undefined) return
+    const next = this.nextTurn(group, now)
+    if (next !== undefined) this.schedule(next)
+  }
+
+  /** Takes the group's next live job and makes it the group's turn; drops an emptied group. */
+  private nextTurn(group: Group, now: number): Turn | undefined {
+    const queue = group.queue
+    while (queue.size > 0) {
+      const counters = queue.headTag()
+      const enqueuedAt = queue.headTime()
+      const job = queue.shift() as BackendJob
+      if (this.withdrawn.size > 0 && this.withdrawn.delete(job)) continue
+      group.live--
+      const binding = readTaskTag(job.taskFn, aggregateTag) as AggregateBinding
+      const turn = new Turn(this, job, group, counters, binding.aggregate)
+      group.turn = turn
+      this.recorder.started(counters, now - enqueuedAt)
+      return turn
+    }
+    this.dropGroup(group)
+    return undefined
+  }
+
+  private dropGroup(group: Group): void {
+    // Only withdrawn jobs can be left in the queue of a group with no live one.
+    group.queue.drain((_counters, job) => this.withdrawn.delete(job))
+    if (this.groups.get(group.key) === group) this.groups.delete(group.key)
+  }
+
+  /** The turn's scheduler, or undefined when the supplier refuses (it has stopped). */
+  private schedulerOf(turn: Turn): Scheduler | undefined {
     try {
-      scheduled = this.supplier
-        .getOrInitialize(entry.binding.aggregate)
-        .schedule(() => this.forward(entry))
+      return this.supplier.getOrInitialize(turn.aggregate)
+    } catch {
+      return undefined
+    }
+  }
+
+  private schedule(turn: Turn): void {
+    let scheduler: Scheduler | undefined
+    let refusal: unknown
+    try {
+      scheduler = this.supplier.getOrInitialize(turn.aggregate)
     } catch (error) {
-      scheduled = Promise.reject(error)
+      refusal = error
+    }
+    if (scheduler instanceof LaneScheduler) {
+      turn.lanes = scheduler
+      scheduler.enqueue(turn)
+      return
+    }
+    let scheduled: Promise<void>
+    if (scheduler === undefined) {
+      scheduled = Promise.reject(refusal)
+    } else {
+      try {
+        scheduled = scheduler.schedule(() => {
+          if (turn.phase !== 'scheduled' || turn.group.turn !== turn) return undefined
+          turn.lane = createDeferred<void>()
+          this.forward(turn)
+          return turn.lane.promise
+        })
+      } catch (error) {
+        scheduled = Promise.reject(error)
+      }
     }
     // A scheduler that refuses (its supplier stopped, or it was disposed while
     // the job waited) must not strand the task: it still goes to the runtime,
     // which drains or cancels it; its group stays serial.
-    scheduled.catch(() => {
-      if (entry.phase.kind === 'scheduled') void this.forward(entry)
-    })
-  }
-
-  private forward(entry: Entry): Promise<void> | undefined {
-    if (entry.phase.kind !== 'scheduled') return undefined
-    const lane = createDeferred<void>()
-    entry.phase = { kind: 'forwarded', lane }
-    this.waiting--
-    this.twins.set(entry.job, entry.forwarded)
-    this.inner.enqueue(entry.forwarded)
-    return lane.promise
+    scheduled.catch(() => this.forwardIfScheduled(turn))
   }
 }

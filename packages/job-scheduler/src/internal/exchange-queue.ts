@@ -62,28 +62,33 @@ export class ExchangeQueue<T, K> {
     return value
   }
 
-  /** Empties the queue and calls `visit` with each exchange's tag, oldest first. */
-  drain(visit: (tag: K) => void): void {
+  /** Empties the queue and calls `visit` with each exchange's tag and value, oldest first. */
+  drain(visit: (tag: K, value: T) => void): void {
     while (this.size > 0) {
       const tag = this.headTag()
-      this.shift()
-      visit(tag)
+      visit(tag, this.shift() as T)
     }
   }
 
   // Doubling keeps the capacity a power of two, so indexes wrap with a mask.
+  // Called only when full: the ring is [head, capacity) then [0, head). Both
+  // columns grow in place with one native copy each (setting an array's
+  // length reallocates its store; a typed array is copied with set), then
+  // the wrapped part [0, head) moves to [capacity, capacity + head), so the
+  // head stays where it is. In a burst the wrapped part is a slot or two.
   private grow(): void {
     const capacity = this.values.length
-    const values = new Array<T | undefined>(capacity * 2)
-    const times = new Float64Array(capacity * 2)
-    for (let i = 0; i < this.size; i++) {
-      const from = (this.head + i) & this.mask
-      values[i] = this.values[from]
-      times[i] = this.times[from] as number
+    const head = this.head
+    const values = this.values
+    values.length = capacity * 2
+    for (let i = 0; i < head; i++) {
+      values[capacity + i] = values[i]
+      values[i] = undefined
     }
-    this.values = values
+    const times = new Float64Array(capacity * 2)
+    times.set(this.times)
+    times.copyWithin(capacity, 0, head)
     this.times = times
     this.mask = capacity * 2 - 1
-    this.head = 0
   }
 }
