@@ -57,7 +57,9 @@ function checkManifest(manifest) {
   }
   for (const dependency of rule.dependencies) {
     if (!(dependency in (manifest.dependencies ?? {})))
-      problems.push(`${manifest.name} must declare ${dependency} in dependencies (a real dependency)`)
+      problems.push(
+        `${manifest.name} must declare ${dependency} in dependencies (a real dependency)`,
+      )
   }
   return problems
 }
