@@ -1,7 +1,9 @@
 // coordination.md §5 with every call in one process: the cluster strategies
 // are the local ones (bodies, task states, promises, events), measured on a
 // real redis-server and in real time.
-import { shutdown } from '@vega/job-core'
+
+import { withCoordinator } from '@vega/job-coordination'
+import { run, shutdown } from '@vega/job-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { keyspace, runFacts, type Setup, setup } from './support.js'
@@ -160,4 +162,44 @@ describe('§5 in one process, on Redis', () => {
       [...left.keys()].every((key) => key.endsWith(':fence') || key.includes(':result:')),
     ).toBe(true)
   })
+})
+
+describe('round trips of an uncontended call (the README’s table)', () => {
+  /** Counts the scripts the client sends (EVALSHA, or EVAL on a first load), passing each through. */
+  function countScripts(s: Setup): () => number {
+    let count = 0
+    const client = s.redis as unknown as Record<string, (...args: unknown[]) => unknown>
+    for (const method of ['evalsha', 'eval']) {
+      const original = client[method]!.bind(s.redis)
+      client[method] = (...args: unknown[]) => {
+        if (method === 'evalsha') count++
+        return original(...args)
+      }
+    }
+    return () => count
+  }
+
+  for (const strategy of ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest'] as const) {
+    it(`${strategy}: one to grant, one to release`, async () => {
+      const s = fresh()
+      const sent = countScripts(s)
+      const once = () =>
+        run(
+          s.runtime,
+          withCoordinator(async () => 'v', s.cluster[strategy], { key: 'rt' }),
+        )
+      expect(await once()).toBe('v') // loads the scripts
+      await shutdown(s.runtime)
+      const s2 = setup(server.url, { redis: s.redis })
+      opened.push(s2)
+      const before = sent()
+      const task = run(
+        s2.runtime,
+        withCoordinator(async () => 'v', s2.cluster[strategy], { key: 'rt' }),
+      )
+      expect(await task).toBe('v')
+      await shutdown(s2.runtime) // waits for the release
+      expect(sent() - before).toBe(2)
+    })
+  }
 })

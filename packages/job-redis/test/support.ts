@@ -34,7 +34,7 @@ export interface Setup {
 }
 
 export function setup(url: string, options: Partial<RedisCoordinationOptions> = {}): Setup {
-  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: null })
+  const redis = options.redis ?? new Redis(url, { maxRetriesPerRequest: null })
   redis.on('error', () => {})
   const prefix = uniquePrefix()
   const cluster = createRedisCoordination({ redis, prefix, leaseMs: 1500, ...options })
