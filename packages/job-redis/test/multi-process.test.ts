@@ -97,6 +97,16 @@ describe('§1 across processes', () => {
     const oldToken = a.of('token').find((m) => m.n === old)!
     const newToken = b.of('token').find((m) => m.n === newer)!
     expect(newToken.fence as number).toBeGreaterThan(oldToken.fence as number)
+    // The new call's coordination:restart names the holder it evicted in the other process.
+    const restartEvent = await b.waitFor(
+      (m) => m.t === 'event' && (m.event as { type: string }).type === 'coordination:restart',
+      WAIT,
+      'the restart event',
+    )
+    expect(restartEvent.event).toMatchObject({
+      cancelledPeerIds: [],
+      remoteHolders: [expect.any(String)],
+    })
     // Cancelled as soon as it heard (pub/sub), or at its next renewal (every LEASE/3) at the latest; never after its long body.
     const enteredNew = b.of('enter').find((m) => m.n === newer)!.at!
     expect(so.at! - enteredNew).toBeLessThan(2 * LEASE)

@@ -3,7 +3,7 @@
 // report when they enter and leave, with a clock every process shares.
 
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
-import { createRuntime, isCancelledError, run, settle, shutdown } from '@vega/job-core'
+import { createRuntime, isCancelledError, run, settle, shutdown, subscribe } from '@vega/job-core'
 import { Redis } from 'ioredis'
 import { assertLease, createRedisCoordination, fencingToken } from '../../dist/index.js'
 
@@ -86,6 +86,9 @@ process.on('message', async (message) => {
       connectTimeoutMs: message.connectTimeoutMs,
     })
     runtime = createRuntime({ plugins: [installCoordination, cluster.plugin] })
+    subscribe(runtime, (event) => {
+      if (event.type.startsWith('coordination:')) send({ t: 'event', event })
+    })
     await redis.ping()
     send({ t: 'ready', pid: process.pid })
   } else if (message.cmd === 'call') {
