@@ -164,6 +164,21 @@ describe('§5 in one process, on Redis', () => {
   })
 })
 
+describe('one caller, one call after another', () => {
+  for (const strategy of ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest'] as const) {
+    it(`${strategy}: each awaited call runs its own body, from the very first (scripts not loaded yet)`, async () => {
+      const s = fresh()
+      const fn = withCoordinator((ctx) => ctx.taskId, s.cluster[strategy], { key: 'seq' })
+      for (let i = 1; i <= 20; i++) {
+        const task = run(s.runtime, fn)
+        expect(await task).toBe(task.id)
+        expect(task.state).toBe('success')
+      }
+      await shutdown(s.runtime)
+    })
+  }
+})
+
 describe('round trips of an uncontended call (the README’s table)', () => {
   /** Counts the scripts the client sends (EVALSHA, or EVAL on a first load), passing each through. */
   function countScripts(s: Setup): () => number {

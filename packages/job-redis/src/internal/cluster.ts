@@ -90,7 +90,9 @@ export class Cluster implements WaiterRegistry {
     const hash = lines[1]
     if (hash === undefined) return
     if (kind === 'w') {
-      for (const waiter of [...(this.byHash.get(hash) ?? [])]) waiter.poll()
+      const head = lines[2]
+      if (head !== undefined) this.byId.get(head)?.poll()
+      else for (const waiter of [...(this.byHash.get(hash) ?? [])]) waiter.poll()
     } else if (kind === 'x') {
       for (const id of lines.slice(2)) this.leases.get(id)?.evict()
     } else if (kind === 's') {

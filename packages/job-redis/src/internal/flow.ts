@@ -83,8 +83,8 @@ function decide(
       lease.activate(outcome.fence, outcome.runId, outcome.sentAt)
       spec.onGranted?.()
       const own = ctx.proceed()
-      if (spec.leader === true) releaseAsLeader(cluster, where, lease, own)
-      else where.host.onExited(where.task, () => cluster.track(lease.end()))
+      if (spec.leader === true) return releaseAsLeader(cluster, where, lease, own)
+      where.host.onExited(where.task, () => cluster.track(lease.end()))
       return own
     }
     case 'result':
@@ -139,38 +139,67 @@ function followResult(
   )
 }
 
-/** Releases a dedupe leader's lease with its outcome once its body has exited. */
+/**
+ * Releases a dedupe leader's lease with its outcome once the task settled and
+ * its body exited. The caller's answer settles only after the release was
+ * issued: one connection keeps commands in order, so the caller's next call
+ * with the key reaches Redis after the key was free, and runs again instead
+ * of joining the call that just ended.
+ */
 function releaseAsLeader(
   cluster: Cluster,
   where: Located,
   lease: Lease,
   own: Promise<unknown>,
-): void {
-  const exited = deferred<void>()
-  where.host.onExited(where.task, () => exited.resolve())
-  const settled = own.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
+): Promise<unknown> {
+  type Ending = { ok: true; value: unknown } | { ok: false; error: unknown }
+  let exited = false
+  let ending: Ending | undefined
+  let released = false
+  const release = () => {
+    if (released || !exited || ending === undefined) return
+    released = true
+    cluster.track(leaderRelease(cluster, where, lease, ending))
+  }
+  where.host.onExited(where.task, () => {
+    exited = true
+    release()
+  })
+  return own.then(
+    (value) => {
+      ending = { ok: true, value }
+      release()
+      return value
+    },
+    (error: unknown) => {
+      ending = { ok: false, error }
+      release()
+      throw error
+    },
   )
-  cluster.track(
-    Promise.all([settled, exited.promise]).then(([result]) => {
-      const state = where.task.state
-      if (lease.lostWith !== undefined || state === 'cancelled') return lease.end('wake')
-      if (result.ok && state === 'success') {
-        let text: string
-        try {
-          text = cluster.codec.encode(result.value)
-        } catch (error) {
-          return lease.end('result', `c${messageOf(error)}`)
-        }
-        return lease.end('result', `v${text}`)
-      }
-      const error = result.ok ? new Error('the body failed') : result.error
-      return lease.end(
-        'result',
-        `e${JSON.stringify({ name: error instanceof Error ? error.name : 'Error', message: messageOf(error) })}`,
-      )
-    }),
+}
+
+function leaderRelease(
+  cluster: Cluster,
+  where: Located,
+  lease: Lease,
+  result: { ok: true; value: unknown } | { ok: false; error: unknown },
+): Promise<void> {
+  const state = where.task.state
+  if (lease.lostWith !== undefined || state === 'cancelled') return lease.end('wake')
+  if (result.ok && state === 'success') {
+    let text: string
+    try {
+      text = cluster.codec.encode(result.value)
+    } catch (error) {
+      return lease.end('result', `c${messageOf(error)}`)
+    }
+    return lease.end('result', `v${text}`)
+  }
+  const error = result.ok ? new Error('the body failed') : result.error
+  return lease.end(
+    'result',
+    `e${JSON.stringify({ name: error instanceof Error ? error.name : 'Error', message: messageOf(error) })}`,
   )
 }
 

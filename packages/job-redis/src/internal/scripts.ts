@@ -127,7 +127,7 @@ return 1
  * Drops the holder. kind \`result\` (a dedupe leader) stores and publishes its
  * outcome, but only while it still holds the key: a fenced-out leader's late
  * value reaches no one. kind \`wake\` always wakes the key's waiters (dedupe
- * followers are in no queue); \`plain\` wakes them when a queue exists.
+ * followers are in no queue); \`plain\` wakes the first waiter in the queue.
  * → 1 released | 0 was not holding
  */
 const RELEASE = `
@@ -138,20 +138,26 @@ if removed == 0 then return 0 end
 if kind == 'result' then
   redis.call('SET', result, payload, 'PX', lease)
   redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. payload)
-elseif kind == 'wake' or redis.call('EXISTS', queue) == 1 then
+elseif kind == 'wake' then
   redis.call('PUBLISH', channel, 'w\\n' .. hash)
+else
+  -- One slot came free: wake the first waiter only, not the whole line.
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if head then redis.call('PUBLISH', channel, 'w\\n' .. hash .. '\\n' .. head) end
 end
 return 1
 `
 
 /** KEYS: queue, wexp; ARGV: id, channel, hash. A waiter gives up its place. */
 const LEAVE = `
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+local rank = redis.call('ZRANK', KEYS[1], ARGV[1])
+if rank == false then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
-if removed == 1 and redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('PUBLISH', ARGV[2], 'w\\n' .. ARGV[3])
-end
-return removed
+-- The head left: the one behind it may now fit.
+local head = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+if rank == 0 and head then redis.call('PUBLISH', ARGV[2], 'w\\n' .. ARGV[3] .. '\\n' .. head) end
+return 1
 `
 
 /** A script sent by SHA; loaded on first use and again after a restart emptied the script cache. */
@@ -166,12 +172,32 @@ export class Script {
   }
 
   async run(redis: Redis, args: readonly (string | number)[]): Promise<unknown> {
+    preload(redis)
     try {
       return await redis.evalsha(this.sha, this.keys, ...args)
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
+      // Redis restarted and forgot the scripts: load them all again, in order, before the next call.
+      loadedOn.delete(redis)
       return await redis.eval(this.source, this.keys, ...args)
     }
+  }
+}
+
+const loadedOn = new WeakSet<Redis>()
+
+/**
+ * Sends SCRIPT LOAD for every script before a client's first call. One
+ * connection keeps commands in order, so the EVALSHAs behind them always
+ * find their script: a NOSCRIPT fallback (EVAL, issued later) would let a
+ * later command overtake an earlier one, e.g. a call's acquire overtaking
+ * the release of the call before it.
+ */
+function preload(redis: Redis): void {
+  if (loadedOn.has(redis)) return
+  loadedOn.add(redis)
+  for (const script of Object.values(scripts)) {
+    redis.script('LOAD', script.source).catch(() => loadedOn.delete(redis))
   }
 }
 
