@@ -22,6 +22,8 @@ const SCENARIOS = [
   ['debounce', './05-debounce.mjs'],
   ['events', './06-events.mjs'],
   ['memory', './memory.mjs'],
+  ['redis-overhead', './redis-overhead.mjs'],
+  ['redis-serialize', './redis-serialize.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']
 
