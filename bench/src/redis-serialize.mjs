@@ -48,7 +48,7 @@ async function contended(peer, n) {
 export default {
   id: 'redis-serialize',
   title: `serialize on one key across ${PROCESSES} processes (bodies of ${WORK_MS} ms), calls issued at once; time includes forking`,
-  size: { full: 800, quick: 40 },
+  size: { full: 400, quick: 40 },
   target: 'reported: calls per second against the hand spin lock',
   peers: [
     { name: 'hand SET NX PX, 1 ms retry', baseline: true, run: (n) => contended('hand', n) },
