@@ -170,6 +170,8 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
     name: '@vega/job-redis',
     install(host) {
       cluster.hosts.add(host)
+      // Subscribed before the first call, so its first wake-up is not left to the polling floor.
+      cluster.listen()
       const off = host.onShutdown(() => {
         for (const waiter of [...cluster.byId.values()]) {
           if (waiter.owner === host) waiter.shutdown()
