@@ -110,7 +110,10 @@ export class Lease {
     this.ended = true
     this.stopTimer()
     this.forget()
-    this.granted.reject(this.lostError('the call has ended'))
+    // Only a token still awaited needs an error (building one costs a stack trace per call).
+    if (this.fence === undefined && this.lostWith === undefined) {
+      this.granted.reject(this.lostError('the call ended before Redis granted its lease'))
+    }
     // A lost lease may still be ours in Redis (a renewal that timed out): give it back too.
     return this.io.release(this.hash, this.holderId, kind, payload).then(
       () => undefined,

@@ -38,7 +38,7 @@ export class RedisIO {
     this.fenceTtlMs = Math.max(FENCE_TTL_FLOOR_MS, leaseMs * 1000)
   }
 
-  key(hash: string, part: 'fence' | 'hold' | 'queue' | 'wexp'): string {
+  key(hash: string, part: 'fence' | 'hold' | 'queue' | 'wexp' | 'followers'): string {
     return `${this.prefix}:${hash}:${part}`
   }
 
@@ -102,6 +102,7 @@ export class RedisIO {
       this.key(hash, 'queue'),
       this.key(hash, 'wexp'),
       this.resultKey(hash, follow),
+      this.key(hash, 'followers'),
     ]
     const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash]
     return this.bounded(
@@ -128,7 +129,12 @@ export class RedisIO {
   }
 
   release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
-    const keys = [this.key(hash, 'hold'), this.key(hash, 'queue'), this.resultKey(hash, id)]
+    const keys = [
+      this.key(hash, 'hold'),
+      this.key(hash, 'queue'),
+      this.resultKey(hash, id),
+      this.key(hash, 'followers'),
+    ]
     return this.bounded('release', () =>
       scripts.release
         .run(this.redis, [...keys, id, this.channel, hash, this.leaseMs, kind, payload])

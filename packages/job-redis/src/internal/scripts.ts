@@ -40,13 +40,13 @@ end
 `
 
 /**
- * KEYS: fence, holders, queue, wexp, result
+ * KEYS: fence, holders, queue, wexp, result, followers
  * ARGV: id, mode, limit, leaseMs, fenceTtlMs, channel, hash
  * mode: queue (serialize) | latest (keepLatest) | try (exhaust) | take (restart) | lead (dedupe)
  * → {1, token, runId, evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
  */
 const ACQUIRE = `${PRELUDE}
-local fence, holders, queue, wexp, result = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local fence, holders, queue, wexp, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id, mode, limit, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local channel, hash = ARGV[6], ARGV[7]
 local now = now_ms()
@@ -65,6 +65,8 @@ if mode == 'lead' then
   local done = redis.call('GET', result)
   if done then return {2, done} end
   if held == 0 then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  -- Someone waits for the leader's value: only then does its release publish it.
+  redis.call('SET', followers, '1', 'PX', lease)
   return {0, 0, redis.call('ZRANGE', holders, 0, 0)[1]}
 end
 if mode == 'try' then
@@ -123,23 +125,24 @@ return 1
 `
 
 /**
- * KEYS: holders, queue, result; ARGV: id, channel, hash, leaseMs, kind, payload
+ * KEYS: holders, queue, result, followers; ARGV: id, channel, hash, leaseMs, kind, payload
  * Drops the holder. kind \`result\` (a dedupe leader) stores and publishes its
- * outcome, but only while it still holds the key: a fenced-out leader's late
- * value reaches no one. kind \`wake\` always wakes the key's waiters (dedupe
- * followers are in no queue); \`plain\` wakes the first waiter in the queue.
+ * outcome when a caller in another process waits for it (followers), and only
+ * while it still holds the key: a fenced-out leader's late value reaches no
+ * one. kind \`wake\` wakes those followers (they are in no queue); \`plain\` wakes the first waiter in the queue.
  * → 1 released | 0 was not holding
  */
 const RELEASE = `
-local holders, queue, result = KEYS[1], KEYS[2], KEYS[3]
+local holders, queue, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, channel, hash, lease, kind, payload = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local removed = redis.call('ZREM', holders, id)
 if removed == 0 then return 0 end
 if kind == 'result' then
+  if redis.call('DEL', followers) == 0 then return 1 end
   redis.call('SET', result, payload, 'PX', lease)
   redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. payload)
 elseif kind == 'wake' then
-  redis.call('PUBLISH', channel, 'w\\n' .. hash)
+  if redis.call('DEL', followers) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
 else
   -- One slot came free: wake the first waiter only, not the whole line.
   local head = redis.call('ZRANGE', queue, 0, 0)[1]
@@ -208,9 +211,9 @@ export const scripts: {
   readonly release: Script
   readonly leave: Script
 } = {
-  acquire: new Script(ACQUIRE, 5),
+  acquire: new Script(ACQUIRE, 6),
   renew: new Script(RENEW, 1),
   assert: new Script(ASSERT, 1),
-  release: new Script(RELEASE, 3),
+  release: new Script(RELEASE, 4),
   leave: new Script(LEAVE, 2),
 }
