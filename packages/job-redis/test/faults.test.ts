@@ -132,7 +132,7 @@ describe('a holder that dies or stops', () => {
 
 describe('Redis itself', () => {
   function fresh(options: Parameters<typeof setup>[1] = {}): Setup {
-    const value = setup(server.url, { leaseMs: 3 * LEASE, connectTimeoutMs: 300, ...options })
+    const value = setup(server.url, { leaseMs: 3 * LEASE, connectTimeoutMs: 600, ...options })
     opened.push(value)
     return value
   }
@@ -147,7 +147,7 @@ describe('Redis itself', () => {
       ),
     ).toBe('warm')
     let ran = false
-    await admin.call('CLIENT', 'PAUSE', '1200', 'ALL')
+    await admin.call('CLIENT', 'PAUSE', '2500', 'ALL')
     const task = run(
       s.runtime,
       withCoordinator(
@@ -162,11 +162,12 @@ describe('Redis itself', () => {
     expect(outcome.status).toBe('error')
     const error = (outcome as { error: unknown }).error
     expect(error).toBeInstanceOf(RedisUnavailableError)
-    expect((error as Error).message).toMatch(/did not answer within connectTimeoutMs \(300 ms\)/)
+    expect((error as Error).message).toMatch(/did not answer within connectTimeoutMs \(600 ms\)/)
     expect(ran).toBe(false)
     expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
     // The paused acquire runs when the pause ends and is granted to nobody: it is given back.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await new Promise((resolve) => setTimeout(resolve, 2600))
+    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
     expect(
       await run(
         s.runtime,
