@@ -8,7 +8,8 @@ import { createRedisCoordination } from '@vega/job-redis'
 import { Redis } from 'ioredis'
 import { HAND_RELEASE } from './redis-server.mjs'
 
-const now = () => performance.timeOrigin + performance.now()
+// The system-wide monotonic clock: every process on the machine reads the same one.
+const now = () => Number(process.hrtime.bigint()) / 1e6
 
 process.once('message', async ({ url, prefix, peer, calls, workMs }) => {
   const redis = new Redis(url)

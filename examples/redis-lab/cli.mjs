@@ -190,7 +190,7 @@ async function scenario(processes, strategy, duration) {
   // Messages name calls by a number unique over the whole run; the tables number them 1…4.
   const base = sent
   sent += CALLS
-  const started = performance.timeOrigin + performance.now()
+  const started = Number(process.hrtime.bigint()) / 1e6
   for (let call = 1; call <= CALLS; call++) {
     const proc = processes[(call - 1) % 2]
     proc.child.send({ cmd: 'call', call: base + call, value: call, strategy, duration, key })

@@ -35,7 +35,12 @@ export class Lease {
   private ended = false
   private timer: NodeJS.Timeout | undefined
   private validUntil = 0
-  private readonly granted: Deferred<FencingToken> = deferred()
+  /** Made when a body first asks for the token: most never do, and an unread rejection costs a stack trace. */
+  private granted: Deferred<FencingToken> | undefined
+  private settledWith:
+    | { readonly ok: true; readonly token: FencingToken }
+    | { readonly ok: false; readonly error: () => unknown }
+    | undefined
 
   constructor(
     readonly io: RedisIO,
@@ -45,7 +50,6 @@ export class Lease {
     private readonly owner: LeaseOwner,
     private readonly registry: Map<string, Lease>,
   ) {
-    quiet(this.granted.promise)
     registry.set(holderId, this)
     let set = byTaskId.get(task.id)
     if (set === undefined) {
@@ -56,7 +60,25 @@ export class Lease {
   }
 
   get token(): Promise<FencingToken> {
+    if (this.granted === undefined) {
+      this.granted = deferred()
+      quiet(this.granted.promise)
+      this.settleToken()
+    }
     return this.granted.promise
+  }
+
+  private settle(outcome: NonNullable<Lease['settledWith']>): void {
+    if (this.settledWith !== undefined) return
+    this.settledWith = outcome
+    this.settleToken()
+  }
+
+  private settleToken(): void {
+    const outcome = this.settledWith
+    if (this.granted === undefined || outcome === undefined) return
+    if (outcome.ok) this.granted.resolve(outcome.token)
+    else this.granted.reject(outcome.error())
   }
 
   get active(): boolean {
@@ -68,20 +90,25 @@ export class Lease {
     this.fence = fence
     this.runId = runId
     this.validUntil = sentAt + this.io.leaseMs
-    this.granted.resolve({ fence, runId, key: this.hash })
+    this.settle({ ok: true, token: { fence, runId, key: this.hash } })
     if (!this.ended) this.schedule()
   }
 
   /** The grant never came (Redis unreachable). */
   refuse(error: unknown): void {
-    this.granted.reject(error)
+    this.settle({ ok: false, error: () => error })
   }
 
   lose(error: LeaseLostError): void {
     if (this.ended || this.lostWith !== undefined) return
     this.lostWith = error
     this.stopTimer()
-    this.granted.reject(error)
+    // A body still waiting for the grant hears of the loss; a later
+    // fencingToken(ctx) rejects with it too, even after a grant.
+    const waiting = this.settledWith === undefined ? this.granted : undefined
+    this.settledWith = { ok: false, error: () => error }
+    this.granted = undefined
+    waiting?.reject(error)
     this.owner.lost(error)
   }
 
@@ -110,10 +137,10 @@ export class Lease {
     this.ended = true
     this.stopTimer()
     this.forget()
-    // Only a token still awaited needs an error (building one costs a stack trace per call).
-    if (this.fence === undefined && this.lostWith === undefined) {
-      this.granted.reject(this.lostError('the call ended before Redis granted its lease'))
-    }
+    this.settle({
+      ok: false,
+      error: () => this.lostError('the call ended before Redis granted its lease'),
+    })
     // A lost lease may still be ours in Redis (a renewal that timed out): give it back too.
     return this.io.release(this.hash, this.holderId, kind, payload).then(
       () => undefined,

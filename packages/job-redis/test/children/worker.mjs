@@ -7,7 +7,8 @@ import { createRuntime, isCancelledError, run, settle, shutdown, subscribe } fro
 import { Redis } from 'ioredis'
 import { assertLease, createRedisCoordination, fencingToken } from '../../dist/index.js'
 
-const now = () => performance.timeOrigin + performance.now()
+// The system-wide monotonic clock: every process on the machine reads the same one.
+const now = () => Number(process.hrtime.bigint()) / 1e6
 const send = (message) => process.send?.(message)
 
 let cluster
