@@ -47,7 +47,7 @@ async function contended(peer, n) {
 
 export default {
   id: 'redis-serialize',
-  title: `serialize on one key across ${PROCESSES} processes (bodies of ${WORK_MS} ms), calls issued at once; time includes forking`,
+  title: `serialize on one key across ${PROCESSES} processes (bodies of ${WORK_MS} ms), calls issued at once, timed from "go" (forking and connecting excluded)`,
   size: { full: 400, quick: 40 },
   target: 'reported: calls per second against the hand spin lock',
   peers: [
