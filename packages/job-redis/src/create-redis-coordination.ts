@@ -166,6 +166,8 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
   }
 
   const cluster = new Cluster(new RedisIO(redis, prefix, leaseMs, connectTimeoutMs), codec)
+  // The user's client ended for good: its subscriber duplicate goes with it (no reconnect loop left behind).
+  redis.once('end', () => void cluster.close())
   const plugin: Plugin = {
     name: '@vega/job-redis',
     install(host) {

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, run, settle, shutdown } from '@vega/job-core'
 import { Redis } from 'ioredis'
@@ -171,6 +174,17 @@ describe('a value the codec cannot encode', () => {
       expect(ttl).toBeLessThanOrEqual(1500)
     }
   })
+})
+
+describe('the subscriber connection', () => {
+  for (const where of ['a live server', 'no server at all'] as const) {
+    it(`never keeps a process alive after its client closed (${where})`, async () => {
+      const url = where === 'a live server' ? server.url : 'redis://127.0.0.1:1'
+      const script = fileURLToPath(new URL('./children/exits.mjs', import.meta.url))
+      const { stdout } = await promisify(execFile)('node', [script, url], { timeout: 20_000 })
+      expect(stdout).toBe('')
+    })
+  }
 })
 
 describe('Redis unreachable', () => {

@@ -64,11 +64,15 @@ export class Cluster implements WaiterRegistry {
 
   /** Opens the subscriber connection (once); waiters poll on their floor until it is ready. */
   listen(): void {
-    if (this.subscriber !== undefined) return
+    if (this.subscriber !== undefined || this.io.redis.status === 'end') return
     const subscriber = this.io.redis.duplicate()
     this.subscriber = subscriber
     // Errors surface as calls that time out; an unheard message costs at most one polling floor.
     subscriber.on('error', () => {})
+    // An auxiliary connection: it never keeps the process alive on its own.
+    subscriber.on('connect', () =>
+      (subscriber as { stream?: { unref?(): void } }).stream?.unref?.(),
+    )
     subscriber.on('message', (_channel: string, message: string) => this.hear(message))
     subscriber.subscribe(this.io.channel).catch(() => {})
   }
