@@ -33,6 +33,37 @@ function importsOf(file) {
   return found
 }
 
+/**
+ * Manifest shapes the architecture fixes (spec/README.md): which siblings a
+ * package takes as peers (one copy of the runtime per app) and which
+ * third-party clients it really depends on.
+ */
+const MANIFESTS = {
+  '@vega/job-redis': {
+    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
+    dependencies: ['ioredis'],
+  },
+}
+
+function checkManifest(manifest) {
+  const rule = MANIFESTS[manifest.name]
+  if (rule === undefined) return []
+  const problems = []
+  for (const peer of rule.peers) {
+    if (!(peer in (manifest.peerDependencies ?? {})))
+      problems.push(`${manifest.name} must declare ${peer} in peerDependencies`)
+    if (peer in (manifest.dependencies ?? {}))
+      problems.push(`${manifest.name} must take ${peer} as a peer, not in dependencies`)
+  }
+  for (const dependency of rule.dependencies) {
+    if (!(dependency in (manifest.dependencies ?? {})))
+      problems.push(
+        `${manifest.name} must declare ${dependency} in dependencies (a real dependency)`,
+      )
+  }
+  return problems
+}
+
 /** Returns the violations found under `root`, one sentence each. */
 export function checkBoundaries(root) {
   const problems = []
@@ -58,6 +89,7 @@ export function checkBoundaries(root) {
         .filter(([, meta]) => meta?.optional)
         .map(([name]) => name),
     )
+    problems.push(...checkManifest(manifest))
     if (isCore && Object.keys(manifest.dependencies ?? {}).length > 0) {
       problems.push(
         `@vega/job-core must have zero runtime dependencies, found: ${Object.keys(manifest.dependencies).join(', ')}`,

@@ -20,6 +20,15 @@ const coordination = {
   name: '@vega/job-coordination',
   peerDependencies: { '@vega/job-core': '^1.0.0' },
 }
+const redis = {
+  name: '@vega/job-redis',
+  dependencies: { ioredis: '^5.9.2' },
+  peerDependencies: {
+    '@vega/job-core': '^1.0.0',
+    '@vega/job-coordination': '^1.0.0',
+    '@vega/job-scheduler': '^1.0.0',
+  },
+}
 const devtools = {
   name: '@vega/job-devtools-protocol',
   peerDependencies: { '@vega/job-core': '^1.0.0' },
@@ -35,6 +44,9 @@ test('a clean tree passes', () => {
     'packages/job-devtools-protocol/package.json': devtools,
     'packages/job-devtools-protocol/src/index.ts':
       "import type { Runtime } from '@vega/job-core'\n",
+    'packages/job-redis/package.json': redis,
+    'packages/job-redis/src/index.ts':
+      "import { run } from '@vega/job-core'\nimport { defineCoordinator } from '@vega/job-coordination'\nimport { Redis } from 'ioredis'\n",
   })
   assert.deepEqual(checkBoundaries(root), [])
   rmSync(root, { recursive: true })
@@ -59,5 +71,24 @@ test('every rule reports its violation', () => {
   assert.match(problems, /leaves its package/)
   assert.match(problems, /import type/)
   assert.match(problems, /examples\/demo\/index\.mjs: deep import/)
+  rmSync(root, { recursive: true })
+})
+
+test('the redis package takes its siblings as peers and ioredis as a real dependency', () => {
+  const root = tree({
+    'packages/job-redis/package.json': {
+      name: '@vega/job-redis',
+      dependencies: { '@vega/job-core': '^1.0.0' },
+      devDependencies: { ioredis: '^5.9.2' },
+      peerDependencies: { '@vega/job-coordination': '^1.0.0' },
+    },
+    'packages/job-redis/src/index.ts': "import { Redis } from 'ioredis'\n",
+  })
+  const problems = checkBoundaries(root).join('\n')
+  assert.match(problems, /must declare @vega\/job-core in peerDependencies/)
+  assert.match(problems, /must take @vega\/job-core as a peer, not in dependencies/)
+  assert.match(problems, /must declare @vega\/job-scheduler in peerDependencies/)
+  assert.match(problems, /must declare ioredis in dependencies \(a real dependency\)/)
+  assert.doesNotMatch(problems, /@vega\/job-coordination in peerDependencies/)
   rmSync(root, { recursive: true })
 })

@@ -29,8 +29,12 @@ function tarball(dir) {
 
 after(() => rmSync(packs, { recursive: true, force: true }))
 
-/** Installs exactly `dirs` into a fresh project and runs `esm` and `cjs` there. */
-function consumer(dirs, esm, cjs) {
+/**
+ * Installs exactly `dirs` into a fresh project and runs `esm` and `cjs` there.
+ * `offline: false` lets npm fetch third-party dependencies (ioredis) that are
+ * not in its cache yet.
+ */
+function consumer(dirs, esm, cjs, { offline = true } = {}) {
   const project = mkdtempSync(join(tmpdir(), 'vega-consumer-'))
   try {
     writeFileSync(
@@ -43,7 +47,7 @@ function consumer(dirs, esm, cjs) {
         'install',
         '--no-audit',
         '--no-fund',
-        '--offline',
+        offline ? '--offline' : '--prefer-offline',
         '--no-package-lock',
         ...dirs.map(tarball),
       ],
@@ -163,6 +167,7 @@ const packageDirs = [
   'job-scheduler',
   'job-devtools-protocol',
   'job',
+  'job-redis',
 ]
 
 for (const dir of packageDirs) {
@@ -214,4 +219,32 @@ test('the root LICENSE is MIT and every package carries the same text', () => {
   for (const dir of packageDirs) {
     assert.equal(readFileSync(join(root, 'packages', dir, 'LICENSE'), 'utf8'), license, dir)
   }
+})
+
+// No server needed: a lazy client is a real ioredis client that has not
+// connected yet; the check is that the package, its peers and ioredis load
+// and wire up from both module systems, and that bad options fail early.
+const redisScript = (load) => `${load}
+const redis = new Redis({ lazyConnect: true })
+const cluster = createRedisCoordination({ redis, prefix: 'vj', leaseMs: 1000 })
+const runtime = createRuntime({ plugins: [installCoordination, cluster.plugin] })
+let error
+try { createRedisCoordination({ redis, prefix: '', leaseMs: 1000 }) } catch (e) { error = e }
+console.log(typeof cluster.serialize.coordinate, typeof runtime, error instanceof TypeError, new LeaseLostError('x', 'k', 1).name)
+redis.disconnect()`
+
+test('@vega/job-redis with its peers and ioredis', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-coordination', 'job-scheduler', 'job-redis'],
+    redisScript(
+      "import { createRuntime } from '@vega/job-core'\nimport { installCoordination } from '@vega/job-coordination'\nimport { createRedisCoordination, LeaseLostError } from '@vega/job-redis'\nimport { Redis } from 'ioredis'",
+    ),
+    redisScript(
+      "const { createRuntime } = require('@vega/job-core')\nconst { installCoordination } = require('@vega/job-coordination')\nconst { createRedisCoordination, LeaseLostError } = require('@vega/job-redis')\nconst { Redis } = require('ioredis')",
+    ),
+    { offline: false },
+  )
+  assert.deepEqual(installed, ['job-coordination', 'job-core', 'job-redis', 'job-scheduler'])
+  assert.equal(fromEsm, 'function object true LeaseLostError')
+  assert.equal(fromCjs, 'function object true LeaseLostError')
 })

@@ -24,6 +24,8 @@ const SCENARIOS = [
   ['async-context', './09-async-context.mjs'],
   ['priorities', './07-priorities.mjs'],
   ['memory', './memory.mjs'],
+  ['redis-overhead', './redis-overhead.mjs'],
+  ['redis-serialize', './redis-serialize.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']
 

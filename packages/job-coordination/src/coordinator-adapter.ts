@@ -283,6 +283,11 @@ class Intent implements CoordinationIntent {
   skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
     return this.coordination.skip(reason, options)
   }
+
+  fail(error: unknown): void {
+    if (this.coordination.undecided) this.coordination.fail(error)
+    else this.coordination.request.fail(error)
+  }
 }
 
 /**

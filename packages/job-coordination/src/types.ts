@@ -43,6 +43,19 @@ export interface CoordinationIntent extends Task<unknown> {
    * handled, so returning it never causes an `unhandledRejection`).
    */
   skip(reason: CancelReason, options?: SkipOptions): Promise<never>
+  /**
+   * Ends the intent in `error` with `error`, wherever it is: undecided (then
+   * it counts as the decision), parked, or running (its body's signal aborts
+   * with `error`, and whatever the body returns later reaches no one). A
+   * no-op on a terminal intent. For coordinators that hold something outside
+   * the process on the call's behalf (a lease) and lose it.
+   *
+   * @example
+   * ```ts
+   * lease.onLost(() => ctx.intent.fail(new Error('lease lost')))
+   * ```
+   */
+  fail(error: unknown): void
 }
 
 /**

@@ -1,0 +1,80 @@
+// Redis scenario 1: the per-call overhead of each cross-process strategy,
+// uncontended: N calls one after another (each awaited), one key, on the
+// bench's own redis-server. Lower bound: a hand-written lease — SET NX PX to
+// take it, a Lua compare-and-delete to give it back (two round trips).
+
+import { installCoordination, withCoordinator } from '@vega/job-coordination'
+import { createRuntime, run, shutdown } from '@vega/job-core'
+import { createRedisCoordination } from '@vega/job-redis'
+import { Redis } from 'ioredis'
+import { check } from './harness.mjs'
+import { HAND_RELEASE, redisUrl } from './redis-server.mjs'
+
+// The server starts when the scenario loads, so no timed run pays for it.
+await redisUrl()
+
+const STRATEGIES = ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest']
+let rounds = 0
+
+/** One client, cluster and runtime per run: the run ends with shutdown, so nothing is left over. */
+async function strategyRun(strategy, n) {
+  const redis = new Redis(await redisUrl())
+  const prefix = `bench-${strategy}-${++rounds}`
+  const cluster = createRedisCoordination({ redis, prefix, leaseMs: 10_000 })
+  const runtime = createRuntime({ plugins: [installCoordination, cluster.plugin] })
+  const fn = withCoordinator((ctx) => ctx.taskId, cluster[strategy], { key: 'k' })
+  let sum = 0
+  for (let i = 0; i < n; i++) sum += await run(runtime, fn)
+  await shutdown(runtime)
+  const left = await redis.keys(`${prefix}:*:hold`)
+  redis.disconnect()
+  return { calls: n, sum, expected: (n * (n + 1)) / 2, left: left.length }
+}
+
+export default {
+  id: 'redis-overhead',
+  title: 'uncontended calls one after another on a local redis-server, per strategy',
+  size: { full: 2_000, quick: 50 },
+  target: 'each strategy ≤ 1.5× the hand SET NX PX + DEL',
+  peers: [
+    {
+      name: 'hand SET NX PX + Lua DEL',
+      baseline: true,
+      async run(n) {
+        const redis = new Redis(await redisUrl())
+        // By SHA, as the package sends its scripts.
+        redis.defineCommand('handRelease', { numberOfKeys: 1, lua: HAND_RELEASE })
+        const key = `bench-hand-${++rounds}`
+        let sum = 0
+        for (let i = 1; i <= n; i++) {
+          const token = String(i)
+          const taken = await redis.set(key, token, 'PX', 10_000, 'NX')
+          if (taken !== 'OK') throw new Error('the hand lease was not free')
+          sum += i
+          await redis.handRelease(key, token)
+        }
+        const left = await redis.exists(key)
+        redis.disconnect()
+        return { calls: n, sum, expected: (n * (n + 1)) / 2, left }
+      },
+    },
+    ...STRATEGIES.map((strategy) => ({
+      name: `job-redis ${strategy}`,
+      run: (n) => strategyRun(strategy, n),
+    })),
+  ],
+  verify(_peer, result, n) {
+    check(result.calls === n, `${result.calls} calls, expected ${n}`)
+    check(
+      result.sum === result.expected,
+      `the values summed to ${result.sum}, expected ${result.expected}`,
+    )
+    check(result.left === 0, `${result.left} lease key(s) left in Redis after the run`)
+  },
+  checks: STRATEGIES.map((strategy) => ({
+    label: `${strategy} ≤ 1.5× the hand lease`,
+    subject: `job-redis ${strategy}`,
+    kind: 'ratio',
+    max: 1.5,
+  })),
+}

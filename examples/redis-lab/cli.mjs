@@ -1,0 +1,300 @@
+// pnpm lab:redis [-- --strategy serialize,dedupe --duration 100 --redis redis://127.0.0.1:6379]
+//
+// The lab's scenario (coordination.md §5) across two processes: four calls
+// with one key, issued back-to-back, #1 and #3 in process A, #2 and #4 in
+// process B, both on one Redis through @vega/job-redis. Prints, per
+// strategy, what each call did and a swimlane of its life.
+import { fork, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+
+const STRATEGIES = ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest']
+const WIDTH = 40
+const CALLS = 4
+
+const USAGE = `Usage: pnpm lab:redis [-- options]
+
+The facts scenario of coordination.md §5 across two processes on one Redis:
+4 calls with one key, issued back-to-back, #1 #3 in process A and #2 #4 in
+process B; call i's body sleeps D ms and returns i.
+
+Options:
+  --strategy <list>  comma-separated: ${STRATEGIES.join(', ')} (default all)
+  --duration <ms>    how long each body sleeps (default 100)
+  --redis <url>      use this Redis instead of starting a redis-server
+  -h, --help         this text
+`
+
+function options(argv) {
+  const args = argv[0] === '--' ? argv.slice(1) : argv
+  const { values } = parseArgs({
+    args,
+    options: {
+      strategy: { type: 'string' },
+      duration: { type: 'string' },
+      redis: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  const strategies = (values.strategy ?? STRATEGIES.join(',')).split(',').map((s) => s.trim())
+  for (const strategy of strategies) {
+    if (!STRATEGIES.includes(strategy)) {
+      throw new Error(
+        `--strategy: unknown strategy '${strategy}'; expected ${STRATEGIES.join(', ')}.`,
+      )
+    }
+  }
+  const duration = Number(values.duration ?? 100)
+  if (!Number.isInteger(duration) || duration < 1 || duration > 60_000) {
+    throw new Error(`--duration must be an integer from 1 to 60000, got '${values.duration}'.`)
+  }
+  return { strategies, duration, redis: values.redis, help: values.help === true }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** A throwaway redis-server: free loopback port, no persistence, its own folder. */
+async function startRedis() {
+  const probe = spawnSync('redis-server', ['--version'])
+  if (probe.error !== undefined || probe.status !== 0) {
+    throw new Error(
+      'redis-server not found: apt-get install -y redis-server (or pass --redis <url>)',
+    )
+  }
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'vega-redis-lab-'))
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  await new Promise((resolve, reject) => {
+    let output = ''
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      if (output.includes('Ready to accept connections')) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${output}`)))
+  })
+  child.stdout.resume()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => {
+          rmSync(dir, { recursive: true, force: true })
+          resolve()
+        })
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+class Process {
+  constructor(name) {
+    this.name = name
+    this.messages = []
+    this.waiters = []
+    this.child = fork(fileURLToPath(new URL('./worker.mjs', import.meta.url)), [], {
+      stdio: 'inherit',
+    })
+    this.child.on('message', (message) => {
+      this.messages.push(message)
+      for (const waiter of [...this.waiters]) waiter()
+    })
+  }
+
+  until(match) {
+    return new Promise((resolve) => {
+      const check = () => {
+        const found = this.messages.find(match)
+        if (found === undefined) return false
+        this.waiters = this.waiters.filter((w) => w !== check)
+        resolve(found)
+        return true
+      }
+      if (!check()) this.waiters.push(check)
+    })
+  }
+}
+
+const ms = (x) => `${Math.round(x)} ms`
+
+function taskText(row, byId) {
+  if (row.state !== 'cancelled') return row.state
+  const by =
+    row.cancelledBy === undefined
+      ? ''
+      : `, by #${byId.get(`${row.process}:${row.cancelledBy}`) ?? '?'}`
+  return `cancelled (${row.reason}${by})`
+}
+
+function lane(row, t0, span) {
+  const cells = Array(WIDTH).fill(' ')
+  const at = (t) => Math.min(WIDTH - 1, Math.max(0, Math.floor(((t - t0) / span) * (WIDTH - 1))))
+  const endAt = at(row.settledAt)
+  if (row.enter === undefined) {
+    for (let i = at(row.calledAt); i < endAt; i++) cells[i] = '~'
+  } else {
+    for (let i = at(row.calledAt); i < at(row.enter); i++) cells[i] = '~'
+    for (let i = at(row.enter); i <= at(row.exit ?? row.settledAt); i++) cells[i] = '='
+  }
+  cells[endAt] = row.state === 'success' ? 'o' : row.state === 'error' ? '!' : 'x'
+  return `[${cells.join('')}]`
+}
+
+function describeEvent(message, byId, processName) {
+  const e = message.event
+  const call = byId.get(`${processName}:${e.intentId}`)
+  if (e.type === 'coordination:queued') return `#${call} queued, ${e.position} ahead`
+  if (e.type === 'coordination:reuse')
+    return `#${call} joined #${byId.get(`${processName}:${e.peerId}`)} (same process)`
+  if (e.type === 'coordination:restart') {
+    const local = e.cancelledPeerIds.map((id) => `#${byId.get(`${processName}:${id}`)}`)
+    const remote = (e.remoteHolders ?? []).map(
+      (holder) => `a holder in the other process (${holder})`,
+    )
+    return `#${call} cancelled ${[...local, ...remote].join(', ')}`
+  }
+  return `#${call} ${e.type}`
+}
+
+let sent = 0
+
+async function scenario(processes, strategy, duration) {
+  const key = ['lab', strategy, Date.now()]
+  // Messages name calls by a number unique over the whole run; the tables number them 1…4.
+  const base = sent
+  sent += CALLS
+  const started = Number(process.hrtime.bigint()) / 1e6
+  for (let call = 1; call <= CALLS; call++) {
+    const proc = processes[(call - 1) % 2]
+    proc.child.send({ cmd: 'call', call: base + call, value: call, strategy, duration, key })
+    // Back-to-back, in order: the next call is issued once this one was (its request is on the wire).
+    await proc.until((m) => m.t === 'called' && m.call === base + call)
+  }
+  const rows = []
+  for (let call = 1; call <= CALLS; call++) {
+    const proc = processes[(call - 1) % 2]
+    const n = base + call
+    const settled = await proc.until((m) => m.t === 'settled' && m.call === n)
+    const enter = proc.messages.find((m) => m.t === 'enter' && m.call === n)
+    const exit =
+      enter === undefined ? undefined : await proc.until((m) => m.t === 'exit' && m.call === n)
+    const called = proc.messages.find((m) => m.t === 'called' && m.call === n)
+    rows.push({
+      call,
+      process: proc.name,
+      id: called.id,
+      calledAt: called.at,
+      enter: enter?.at,
+      exit: exit?.at,
+      settledAt: settled.at,
+      state: settled.state,
+      reason: settled.reason,
+      cancelledBy: settled.cancelledBy,
+      promise: settled.promise,
+    })
+  }
+  const byId = new Map(rows.map((r) => [`${r.process}:${r.id}`, r.call]))
+  const events = processes.flatMap((p) =>
+    p.messages
+      .filter((m) => m.t === 'event' && m.at >= started && String(m.event.hash).includes(strategy))
+      .map((m) => ({ ...m, processName: p.name })),
+  )
+  events.sort((a, b) => a.at - b.at)
+  const end = Math.max(...rows.map((r) => Math.max(r.settledAt, r.exit ?? 0)))
+  const span = Math.max(1, end - started)
+  const out = []
+  const ran = rows.filter((r) => r.enter !== undefined)
+  out.push(
+    `== ${strategy}  cluster.${strategy} · ${CALLS} calls on one key, #1 #3 in A, #2 #4 in B · body sleeps ${ms(duration)} · ${ms(span)}`,
+  )
+  out.push(`  bodies run: ${ran.length}  (${ran.map((r) => `#${r.call}`).join(' ')})`)
+  out.push('')
+  const taskTexts = rows.map((r) => taskText(r, byId))
+  const w = Math.max(10, ...taskTexts.map((t) => t.length))
+  out.push(`  call  process  ${'task state'.padEnd(w)}  promise`)
+  rows.forEach((r, i) => {
+    out.push(`  #${r.call}    ${r.process}        ${taskTexts[i].padEnd(w)}  ${r.promise}`)
+  })
+  out.push('')
+  if (events.length > 0) {
+    out.push('  events:')
+    for (const e of events) {
+      out.push(
+        `    ${e.event.type}  [${e.event.coordinator}]  ${e.processName}: ${describeEvent(e, byId, e.processName)}`,
+      )
+    }
+    out.push('')
+  }
+  out.push(`  lanes 0 ms${ms(span).padStart(WIDTH - 3)}`)
+  for (const r of rows)
+    out.push(`  #${r.call} ${r.process} ${lane(r, started, span)} ${taskText(r, byId)}`)
+  out.push('  (~ waiting  = body running  o success  x cancelled  ! error)')
+  return out.join('\n')
+}
+
+async function main() {
+  let opts
+  try {
+    opts = options(process.argv.slice(2))
+  } catch (error) {
+    process.stderr.write(`lab:redis: ${error.message}\nRun with --help for the options.\n`)
+    return 2
+  }
+  if (opts.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const server = opts.redis === undefined ? await startRedis() : undefined
+  const url = opts.redis ?? server.url
+  const processes = [new Process('A'), new Process('B')]
+  const prefix = `redis-lab-${process.pid}`
+  for (const p of processes) p.child.send({ cmd: 'init', url, prefix })
+  await Promise.all(processes.map((p) => p.until((m) => m.t === 'ready')))
+  console.log(
+    `@vega/redis-lab · coordination.md §5 across two processes on one Redis (${url}): ${CALLS} calls with one key, issued back-to-back; call i's body sleeps ${ms(opts.duration)} and returns i\n`,
+  )
+  for (const strategy of opts.strategies) {
+    console.log(`${await scenario(processes, strategy, opts.duration)}\n`)
+  }
+  for (const p of processes) p.child.send({ cmd: 'stop' })
+  await Promise.all(processes.map((p) => new Promise((resolve) => p.child.once('exit', resolve))))
+  await server?.stop()
+  return 0
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error) => {
+    console.error(error)
+    process.exitCode = 1
+  },
+)

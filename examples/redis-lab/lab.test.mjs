@@ -1,0 +1,36 @@
+// Runs the command as a user would (its own redis-server, two processes) and
+// reads the tables it prints.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const cli = fileURLToPath(new URL('./cli.mjs', import.meta.url))
+
+test('serialize and dedupe across two processes print their facts', async () => {
+  const { stdout } = await promisify(execFile)(
+    'node',
+    [cli, '--strategy', 'serialize,dedupe', '--duration', '50'],
+    { timeout: 60_000 },
+  )
+  const [serialize, dedupe] = stdout.split('\n== ').slice(1)
+  assert.match(serialize, /^serialize /)
+  assert.match(serialize, /bodies run: 4 {2}\(#1 #2 #3 #4\)/)
+  for (const call of [1, 2, 3, 4]) {
+    assert.match(serialize, new RegExp(`#${call} +[AB] +success +resolved ${call}`))
+  }
+  assert.match(dedupe, /bodies run: 1 {2}\(#1\)/)
+  assert.equal(dedupe.match(/resolved 1/g)?.length, 4)
+})
+
+test('a bad option is a usage error naming the choices', async () => {
+  await assert.rejects(promisify(execFile)('node', [cli, '--strategy', 'nope']), (error) => {
+    assert.equal(error.code, 2)
+    assert.match(
+      error.stderr,
+      /unknown strategy 'nope'; expected dedupe, restart, serialize, exhaust, keepLatest/,
+    )
+    return true
+  })
+})

@@ -1,0 +1,78 @@
+/**
+ * The call lost its lease: a renewal failed (the lease expired, someone else
+ * holds the key now, or Redis could not be reached to renew it), or
+ * `assertLease(ctx)` found the token no longer current. The body's signal is
+ * aborted with this error and the task ends in `error` with it; whatever the
+ * body returns later reaches no one.
+ *
+ * @example
+ * ```ts
+ * const outcome = await settle(task)
+ * if (outcome.status === 'error' && outcome.error instanceof LeaseLostError) {
+ *   console.warn(`lost ${outcome.error.key} at fence ${outcome.error.fence}`)
+ * }
+ * ```
+ */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError'
+  /** The hash of the coordinated key. */
+  readonly key: string
+  /** The fencing token the call held, or `undefined` if it was never granted. */
+  readonly fence: number | undefined
+
+  constructor(message: string, key: string, fence: number | undefined, options?: ErrorOptions) {
+    super(message, options)
+    this.key = key
+    this.fence = fence
+  }
+}
+
+/**
+ * Redis could not be reached within `connectTimeoutMs` (stopped, paused,
+ * partitioned, or the client was closed). The call ends in `error` with it;
+ * nothing is left behind in local state, and later calls try again.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await run(runtime, save)
+ * } catch (error) {
+ *   if (error instanceof RedisUnavailableError) return retryLater()
+ *   throw error
+ * }
+ * ```
+ */
+export class RedisUnavailableError extends Error {
+  override readonly name = 'RedisUnavailableError'
+  /** What the package was doing: `acquire`, `renew`, `release`, `assertLease`, … */
+  readonly operation: string
+
+  constructor(message: string, operation: string, options?: ErrorOptions) {
+    super(message, options)
+    this.operation = operation
+  }
+}
+
+/**
+ * A dedupe follower in one process receives this when the leader's body, run
+ * in another process, failed, or returned a value the codec could not encode.
+ * `remoteName` and `message` are the leader's error's.
+ *
+ * @example
+ * ```ts
+ * const result = await settle(task)
+ * if (result.status === 'error' && result.error instanceof RemoteTaskError) {
+ *   console.log(result.error.remoteName, result.error.message)
+ * }
+ * ```
+ */
+export class RemoteTaskError extends Error {
+  override readonly name = 'RemoteTaskError'
+  /** The `name` of the error the leader's body threw (`CodecError` when its value could not be encoded). */
+  readonly remoteName: string
+
+  constructor(message: string, remoteName: string) {
+    super(message)
+    this.remoteName = remoteName
+  }
+}

@@ -1,0 +1,10 @@
+export { type Codec, jsonCodec } from './codec.js'
+export {
+  createRedisCoordination,
+  type RedisCoordination,
+  type RedisCoordinationOptions,
+  type RedisSerializeOptions,
+} from './create-redis-coordination.js'
+export { LeaseLostError, RedisUnavailableError, RemoteTaskError } from './errors.js'
+export { assertLease, fencingToken } from './fencing.js'
+export type { FencingToken } from './fencing-token.js'

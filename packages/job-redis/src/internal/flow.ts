@@ -1,0 +1,217 @@
+import type { CoordinationContext } from '@vega/job-coordination'
+import { RemoteTaskError } from '../errors.js'
+import type { Cluster, Located } from './cluster.js'
+import { type Deferred, deferred } from './deferred.js'
+import { Lease, type LeaseOwner } from './lease.js'
+import type { AcquireMode } from './redis-io.js'
+import { Waiter, type WaitOutcome } from './waiter.js'
+
+export interface ParkSpec {
+  readonly mode: AcquireMode
+  readonly limit: number
+  /** Called with the first reply that did not grant. */
+  readonly onQueued?: (position: number, others: string[]) => void
+  /** A dedupe leader: its release carries its outcome to the followers. */
+  readonly leader?: boolean
+  /** Called when Redis granted the key, just before the intent proceeds. */
+  readonly onGranted?: () => void
+  /** The caller's answer, when the strategy must reach it (keepLatest hands it to a newer call). */
+  readonly answer?: Deferred<unknown>
+}
+
+/** Lease owner of every strategy but restart: a lost lease fails the call. */
+function failingOwner(ctx: CoordinationContext): LeaseOwner {
+  return { lost: (error) => ctx.intent.fail(error) }
+}
+
+/**
+ * The common path of a waiting strategy: park the intent, ask Redis until
+ * granted, then proceed under a lease; a call that ends while waiting leaves
+ * the queue (and gives back a grant that arrives too late).
+ */
+export function parkForGrant(
+  cluster: Cluster,
+  ctx: CoordinationContext,
+  where: Located,
+  spec: ParkSpec,
+): Promise<unknown> {
+  cluster.listen()
+  ctx.intent.parkCoordinator()
+  const answer = spec.answer ?? deferred<unknown>()
+  const id = cluster.nextId(where.task.id)
+  const hooks = spec.onQueued === undefined ? {} : { onQueued: spec.onQueued }
+  const waiter = new Waiter(
+    cluster.io,
+    cluster,
+    ctx.hash,
+    id,
+    spec.mode,
+    spec.limit,
+    where.task,
+    hooks,
+  )
+  waiter.owner = where.host
+  where.host.onSettled(where.task, () => {
+    // Cancelled (or timed out) while parked: the caller already has the ending.
+    if (waiter.abandon()) answer.resolve(undefined)
+  })
+  waiter.done.promise.then((outcome) =>
+    answer.resolve(decide(cluster, ctx, where, id, spec, outcome)),
+  )
+  waiter.poll()
+  return answer.promise
+}
+
+function decide(
+  cluster: Cluster,
+  ctx: CoordinationContext,
+  where: Located,
+  id: string,
+  spec: ParkSpec,
+  outcome: WaitOutcome,
+): unknown {
+  switch (outcome.kind) {
+    case 'granted': {
+      const lease = new Lease(
+        cluster.io,
+        ctx.hash,
+        id,
+        where.task,
+        failingOwner(ctx),
+        cluster.leases,
+      )
+      lease.activate(outcome.fence, outcome.runId, outcome.sentAt)
+      spec.onGranted?.()
+      const own = ctx.proceed()
+      if (spec.leader === true) return releaseAsLeader(cluster, where, lease, own)
+      where.host.onExited(where.task, () => cluster.track(lease.end()))
+      return own
+    }
+    case 'result':
+      return followResult(cluster, ctx, outcome.payload)
+    case 'superseded':
+      return ctx.intent.skip('superseded')
+    case 'dropped':
+      return ctx.intent.skip('exhaust-dropped')
+    case 'shutdown':
+      return ctx.intent.skip('shutdown')
+    case 'failed':
+      ctx.intent.fail(outcome.error)
+      return Promise.reject(outcome.error)
+  }
+}
+
+/** A dedupe follower in another process than its leader: the leader's outcome, decoded. */
+function followResult(
+  cluster: Cluster,
+  ctx: CoordinationContext,
+  payload: string,
+): Promise<unknown> {
+  const status = payload[0]
+  const body = payload.slice(1)
+  ctx.intent.skip('dedupe')
+  if (status === 'v') {
+    try {
+      return Promise.resolve(cluster.codec.decode(body))
+    } catch (error) {
+      return Promise.reject(
+        new RemoteTaskError(
+          `@vega/job-redis dedupe: the leader's value could not be decoded by the codec: ${messageOf(error)}`,
+          'CodecError',
+        ),
+      )
+    }
+  }
+  if (status === 'c') {
+    return Promise.reject(
+      new RemoteTaskError(
+        `@vega/job-redis dedupe: the leader's value (in another process) could not be encoded by the codec, so it cannot reach this caller: ${body}`,
+        'CodecError',
+      ),
+    )
+  }
+  const remote = parseError(body)
+  return Promise.reject(
+    new RemoteTaskError(
+      `the dedupe leader (in another process) failed: ${remote.message}`,
+      remote.name,
+    ),
+  )
+}
+
+/**
+ * Releases a dedupe leader's lease with its outcome once the task settled and
+ * its body exited. The caller's answer settles only after the release was
+ * issued: one connection keeps commands in order, so the caller's next call
+ * with the key reaches Redis after the key was free, and runs again instead
+ * of joining the call that just ended.
+ */
+function releaseAsLeader(
+  cluster: Cluster,
+  where: Located,
+  lease: Lease,
+  own: Promise<unknown>,
+): Promise<unknown> {
+  type Ending = { ok: true; value: unknown } | { ok: false; error: unknown }
+  let exited = false
+  let ending: Ending | undefined
+  let released = false
+  const release = () => {
+    if (released || !exited || ending === undefined) return
+    released = true
+    cluster.track(leaderRelease(cluster, where, lease, ending))
+  }
+  where.host.onExited(where.task, () => {
+    exited = true
+    release()
+  })
+  return own.then(
+    (value) => {
+      ending = { ok: true, value }
+      release()
+      return value
+    },
+    (error: unknown) => {
+      ending = { ok: false, error }
+      release()
+      throw error
+    },
+  )
+}
+
+function leaderRelease(
+  cluster: Cluster,
+  where: Located,
+  lease: Lease,
+  result: { ok: true; value: unknown } | { ok: false; error: unknown },
+): Promise<void> {
+  const state = where.task.state
+  if (lease.lostWith !== undefined || state === 'cancelled') return lease.end('wake')
+  if (result.ok && state === 'success') {
+    let text: string
+    try {
+      text = cluster.codec.encode(result.value)
+    } catch (error) {
+      return lease.end('result', `c${messageOf(error)}`)
+    }
+    return lease.end('result', `v${text}`)
+  }
+  const error = result.ok ? new Error('the body failed') : result.error
+  return lease.end(
+    'result',
+    `e${JSON.stringify({ name: error instanceof Error ? error.name : 'Error', message: messageOf(error) })}`,
+  )
+}
+
+function parseError(text: string): { name: string; message: string } {
+  try {
+    const parsed = JSON.parse(text) as { name?: unknown; message?: unknown }
+    return { name: String(parsed.name ?? 'Error'), message: String(parsed.message ?? '') }
+  } catch {
+    return { name: 'Error', message: text }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,166 @@
+import type { Redis } from 'ioredis'
+import { RedisUnavailableError } from '../errors.js'
+import { scripts } from './scripts.js'
+
+export type AcquireMode = 'queue' | 'latest' | 'try' | 'take' | 'lead'
+
+export type AcquireReply =
+  | {
+      readonly kind: 'granted'
+      readonly fence: number
+      readonly runId: string
+      readonly evicted: string[]
+    }
+  | { readonly kind: 'waiting'; readonly position: number; readonly others: string[] }
+  | { readonly kind: 'result'; readonly payload: string }
+
+export type ReleaseKind = 'plain' | 'wake' | 'result'
+
+/** The fence counter outlives every lease by far; it is refreshed at each grant. */
+const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Every Redis round trip the package makes, each bounded by
+ * `connectTimeoutMs`: a call that cannot complete in time rejects with
+ * `RedisUnavailableError`, whatever ioredis does with it afterwards.
+ */
+export class RedisIO {
+  readonly channel: string
+  readonly fenceTtlMs: number
+
+  constructor(
+    readonly redis: Redis,
+    readonly prefix: string,
+    readonly leaseMs: number,
+    readonly connectTimeoutMs: number,
+  ) {
+    this.channel = `${prefix}:~wake`
+    this.fenceTtlMs = Math.max(FENCE_TTL_FLOOR_MS, leaseMs * 1000)
+  }
+
+  key(hash: string, part: 'fence' | 'hold' | 'queue' | 'wexp' | 'followers'): string {
+    return `${this.prefix}:${hash}:${part}`
+  }
+
+  resultKey(hash: string, leaderId: string): string {
+    return `${this.prefix}:${hash}:result:${leaderId}`
+  }
+
+  /** Runs `step` with the timeout; a late success is handed to `late` (to undo a grant nobody waits for). */
+  bounded<T>(operation: string, step: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+    if (this.redis.status === 'end') {
+      return Promise.reject(
+        new RedisUnavailableError(
+          `@vega/job-redis ${operation}: the Redis client is closed (quit or disconnect was called); create the coordination with an open client.`,
+          operation,
+        ),
+      )
+    }
+    return new Promise<T>((resolve, reject) => {
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        reject(
+          new RedisUnavailableError(
+            `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
+            operation,
+          ),
+        )
+      }, this.connectTimeoutMs)
+      step().then(
+        (value) => {
+          clearTimeout(timer)
+          if (timedOut) late?.(value)
+          else resolve(value)
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          if (timedOut) return
+          reject(
+            new RedisUnavailableError(
+              `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
+              operation,
+              { cause: error },
+            ),
+          )
+        },
+      )
+    })
+  }
+
+  acquire(
+    hash: string,
+    id: string,
+    mode: AcquireMode,
+    limit: number,
+    follow: string,
+    late: (reply: AcquireReply) => void,
+  ): Promise<AcquireReply> {
+    const keys = [
+      this.key(hash, 'fence'),
+      this.key(hash, 'hold'),
+      this.key(hash, 'queue'),
+      this.key(hash, 'wexp'),
+      this.resultKey(hash, follow),
+      this.key(hash, 'followers'),
+    ]
+    const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash]
+    return this.bounded(
+      'acquire',
+      () => scripts.acquire.run(this.redis, [...keys, ...args]).then(parseAcquire),
+      late,
+    )
+  }
+
+  renew(hash: string, id: string): Promise<boolean> {
+    return this.bounded('renew', () =>
+      scripts.renew
+        .run(this.redis, [this.key(hash, 'hold'), id, this.leaseMs])
+        .then((r) => r === 1),
+    )
+  }
+
+  assert(hash: string, id: string, runId: string): Promise<-1 | 0 | 1> {
+    return this.bounded('assertLease', () =>
+      scripts.assert
+        .run(this.redis, [this.key(hash, 'hold'), id, runId])
+        .then((r) => r as -1 | 0 | 1),
+    )
+  }
+
+  release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
+    const keys = [
+      this.key(hash, 'hold'),
+      this.key(hash, 'queue'),
+      this.resultKey(hash, id),
+      this.key(hash, 'followers'),
+    ]
+    return this.bounded('release', () =>
+      scripts.release
+        .run(this.redis, [...keys, id, this.channel, hash, this.leaseMs, kind, payload])
+        .then((r) => r === 1),
+    )
+  }
+
+  leave(hash: string, id: string): Promise<boolean> {
+    return this.bounded('leave', () =>
+      scripts.leave
+        .run(this.redis, [this.key(hash, 'queue'), this.key(hash, 'wexp'), id, this.channel, hash])
+        .then((r) => r === 1),
+    )
+  }
+}
+
+function parseAcquire(raw: unknown): AcquireReply {
+  const reply = raw as (number | string)[]
+  if (reply[0] === 1) {
+    return {
+      kind: 'granted',
+      fence: Number(reply[1]),
+      runId: String(reply[2]),
+      evicted: reply.slice(3).map(String),
+    }
+  }
+  if (reply[0] === 2) return { kind: 'result', payload: String(reply[1]) }
+  return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(2).map(String) }
+}

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto'
+import type { Redis } from 'ioredis'
+
+// Every multi-key step is one Lua script: atomic on the primary, and sent by
+// SHA (EVALSHA) after the first call, so a round trip carries a few bytes.
+// Time is the server's (TIME), never a process's clock.
+
+const PRELUDE = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function run_id()
+  return string.match(redis.call('INFO', 'server'), 'run_id:(%w+)')
+end
+local function keep_for(key, ms)
+  local left = redis.call('PTTL', key)
+  if left < ms then redis.call('PEXPIRE', key, ms) end
+end
+local function purge(holders, queue, wexp, now)
+  redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
+  local gone = redis.call('ZRANGEBYSCORE', wexp, '-inf', now)
+  if #gone > 0 then
+    redis.call('ZREM', queue, unpack(gone))
+    redis.call('ZREM', wexp, unpack(gone))
+  end
+end
+local function grant(fence, holders, id, now, lease, fence_ttl)
+  if redis.call('EXISTS', fence) == 0 then
+    -- Seeded from the server's clock: after a restart that emptied Redis,
+    -- new tokens still exceed every token handed out before it.
+    redis.call('SET', fence, string.format('%d', now * 1000))
+  end
+  local token = redis.call('INCR', fence)
+  redis.call('PEXPIRE', fence, fence_ttl)
+  redis.call('ZADD', holders, now + lease, id)
+  keep_for(holders, lease)
+  return token
+end
+`
+
+/**
+ * KEYS: fence, holders, queue, wexp, result, followers
+ * ARGV: id, mode, limit, leaseMs, fenceTtlMs, channel, hash
+ * mode: queue (serialize) | latest (keepLatest) | try (exhaust) | take (restart) | lead (dedupe)
+ * → {1, token, runId, evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
+ */
+const ACQUIRE = `${PRELUDE}
+local fence, holders, queue, wexp, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local id, mode, limit, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local channel, hash = ARGV[6], ARGV[7]
+local now = now_ms()
+purge(holders, queue, wexp, now)
+if mode == 'take' then
+  local evicted = redis.call('ZRANGE', holders, 0, -1)
+  redis.call('DEL', holders)
+  local token = grant(fence, holders, id, now, lease, fence_ttl)
+  if #evicted > 0 then
+    redis.call('PUBLISH', channel, 'x\\n' .. hash .. '\\n' .. table.concat(evicted, '\\n'))
+  end
+  return {1, token, run_id(), unpack(evicted)}
+end
+local held = redis.call('ZCARD', holders)
+if mode == 'lead' then
+  local done = redis.call('GET', result)
+  if done then return {2, done} end
+  if held == 0 then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  -- Someone waits for the leader's value: only then does its release publish it.
+  redis.call('SET', followers, '1', 'PX', lease)
+  return {0, 0, redis.call('ZRANGE', holders, 0, 0)[1]}
+end
+if mode == 'try' then
+  if held < limit then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  return {0, 0}
+end
+local rank = redis.call('ZRANK', queue, id)
+local queued = rank ~= false
+if not queued then rank = redis.call('ZCARD', queue) end
+if held + rank < limit then
+  if queued then
+    redis.call('ZREM', queue, id)
+    redis.call('ZREM', wexp, id)
+  end
+  return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()}
+end
+local superseded = {}
+if not queued then
+  if mode == 'latest' then
+    superseded = redis.call('ZRANGE', queue, 0, -1)
+    if #superseded > 0 then
+      redis.call('DEL', queue)
+      redis.call('ZREM', wexp, unpack(superseded))
+      redis.call('PUBLISH', channel, 's\\n' .. hash .. '\\n' .. table.concat(superseded, '\\n'))
+    end
+    rank = 0
+  end
+  local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+  local seq = 1
+  if last[2] then seq = tonumber(last[2]) + 1 end
+  redis.call('ZADD', queue, seq, id)
+end
+redis.call('ZADD', wexp, now + lease, id)
+keep_for(queue, lease)
+keep_for(wexp, lease)
+return {0, rank, unpack(superseded)}
+`
+
+/** KEYS: holders; ARGV: id, leaseMs → 1 renewed | 0 not the holder any more */
+const RENEW = `${PRELUDE}
+local holders, id, lease = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local now = now_ms()
+local until_ = redis.call('ZSCORE', holders, id)
+if not until_ or tonumber(until_) <= now then return 0 end
+redis.call('ZADD', holders, 'XX', now + lease, id)
+keep_for(holders, lease)
+return 1
+`
+
+/** KEYS: holders; ARGV: id, runId → 1 current | 0 not the holder | -1 another Redis (restarted) */
+const ASSERT = `${PRELUDE}
+if run_id() ~= ARGV[2] then return -1 end
+local until_ = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not until_ or tonumber(until_) <= now_ms() then return 0 end
+return 1
+`
+
+/**
+ * KEYS: holders, queue, result, followers; ARGV: id, channel, hash, leaseMs, kind, payload
+ * Drops the holder. kind \`result\` (a dedupe leader) stores and publishes its
+ * outcome when a caller in another process waits for it (followers), and only
+ * while it still holds the key: a fenced-out leader's late value reaches no
+ * one. kind \`wake\` wakes those followers (they are in no queue); \`plain\` wakes the first waiter in the queue.
+ * → 1 released | 0 was not holding
+ */
+const RELEASE = `
+local holders, queue, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, channel, hash, lease, kind, payload = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local removed = redis.call('ZREM', holders, id)
+if removed == 0 then return 0 end
+if kind == 'result' then
+  if redis.call('DEL', followers) == 0 then return 1 end
+  redis.call('SET', result, payload, 'PX', lease)
+  redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. payload)
+elseif kind == 'wake' then
+  if redis.call('DEL', followers) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
+else
+  -- One slot came free: wake the first waiter only, not the whole line.
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if head then redis.call('PUBLISH', channel, 'w\\n' .. hash .. '\\n' .. head) end
+end
+return 1
+`
+
+/** KEYS: queue, wexp; ARGV: id, channel, hash. A waiter gives up its place. */
+const LEAVE = `
+local rank = redis.call('ZRANK', KEYS[1], ARGV[1])
+if rank == false then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+-- The head left: the one behind it may now fit.
+local head = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+if rank == 0 and head then redis.call('PUBLISH', ARGV[2], 'w\\n' .. ARGV[3] .. '\\n' .. head) end
+return 1
+`
+
+/** A script sent by SHA; loaded on first use and again after a restart emptied the script cache. */
+export class Script {
+  readonly sha: string
+
+  constructor(
+    readonly source: string,
+    readonly keys: number,
+  ) {
+    this.sha = createHash('sha1').update(source).digest('hex')
+  }
+
+  async run(redis: Redis, args: readonly (string | number)[]): Promise<unknown> {
+    preload(redis)
+    try {
+      return await redis.evalsha(this.sha, this.keys, ...args)
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
+      // Redis restarted and forgot the scripts: load them all again, in order, before the next call.
+      loadedOn.delete(redis)
+      return await redis.eval(this.source, this.keys, ...args)
+    }
+  }
+}
+
+const loadedOn = new WeakSet<Redis>()
+
+/**
+ * Sends SCRIPT LOAD for every script before a client's first call. One
+ * connection keeps commands in order, so the EVALSHAs behind them always
+ * find their script: a NOSCRIPT fallback (EVAL, issued later) would let a
+ * later command overtake an earlier one, e.g. a call's acquire overtaking
+ * the release of the call before it.
+ */
+function preload(redis: Redis): void {
+  if (loadedOn.has(redis)) return
+  loadedOn.add(redis)
+  for (const script of Object.values(scripts)) {
+    redis.script('LOAD', script.source).catch(() => loadedOn.delete(redis))
+  }
+}
+
+export const scripts: {
+  readonly acquire: Script
+  readonly renew: Script
+  readonly assert: Script
+  readonly release: Script
+  readonly leave: Script
+} = {
+  acquire: new Script(ACQUIRE, 6),
+  renew: new Script(RENEW, 1),
+  assert: new Script(ASSERT, 1),
+  release: new Script(RELEASE, 4),
+  leave: new Script(LEAVE, 2),
+}

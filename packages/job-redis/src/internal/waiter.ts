@@ -1,0 +1,183 @@
+import type { Task } from '@vega/job-core'
+import { type Deferred, deferred } from './deferred.js'
+import type { AcquireMode, AcquireReply, RedisIO } from './redis-io.js'
+
+export type WaitOutcome =
+  | {
+      readonly kind: 'granted'
+      readonly fence: number
+      readonly runId: string
+      readonly evicted: string[]
+      readonly sentAt: number
+    }
+  | { readonly kind: 'result'; readonly payload: string }
+  | { readonly kind: 'superseded' }
+  | { readonly kind: 'dropped' }
+  | { readonly kind: 'shutdown' }
+  | { readonly kind: 'failed'; readonly error: unknown }
+
+export interface WaiterHooks {
+  /** The first reply that did not grant: where the call stands. */
+  onQueued?(position: number, others: string[]): void
+}
+
+/** What the waiters of a cluster share: where they are found by hash and by id. */
+export interface WaiterRegistry {
+  readonly byHash: Map<string, Set<Waiter>>
+  readonly byId: Map<string, Waiter>
+}
+
+/**
+ * One parked call asking Redis for the key: it asks again when pub/sub says
+ * the key moved, and at the latest every leaseMs / 3 (the polling floor, which
+ * also keeps its place in the queue alive), until it is granted, gets a dedupe
+ * result, is superseded, or gives up.
+ */
+export class Waiter {
+  /** The dedupe leader this call follows ('-' until known). */
+  follow = '-'
+  /** The runtime the call belongs to (shutdown finishes its waiters). */
+  owner: unknown
+  readonly done: Deferred<WaitOutcome> = deferred()
+  private inFlight = false
+  private again = false
+  private queuedOnce = false
+  private finished = false
+  private floor: NodeJS.Timeout | undefined
+
+  constructor(
+    readonly io: RedisIO,
+    readonly registry: WaiterRegistry,
+    readonly hash: string,
+    readonly id: string,
+    readonly mode: AcquireMode,
+    readonly limit: number,
+    readonly task: Task<unknown>,
+    private readonly hooks: WaiterHooks = {},
+  ) {
+    let set = registry.byHash.get(hash)
+    if (set === undefined) {
+      set = new Set()
+      registry.byHash.set(hash, set)
+    }
+    set.add(this)
+    registry.byId.set(id, this)
+  }
+
+  get waiting(): boolean {
+    return !this.finished
+  }
+
+  poll(): void {
+    if (this.finished) return
+    if (this.inFlight) {
+      this.again = true
+      return
+    }
+    this.inFlight = true
+    this.again = false
+    this.clearFloor()
+    const sentAt = performance.now()
+    this.io
+      .acquire(this.hash, this.id, this.mode, this.limit, this.follow, (late) => this.undo(late))
+      .then(
+        (reply) => this.onReply(reply, sentAt),
+        (error: unknown) => {
+          this.inFlight = false
+          if (this.finished) return
+          this.finish({ kind: 'failed', error })
+          this.leaveQueue()
+        },
+      )
+  }
+
+  /** Ends the wait from outside (superseded, dedupe result heard, shutdown). */
+  finish(outcome: WaitOutcome): void {
+    if (this.finished) return
+    this.finished = true
+    this.clearFloor()
+    this.forget()
+    this.done.resolve(outcome)
+  }
+
+  /** Shutdown: end the wait and give the place in the queue up at once, not a lease later. */
+  shutdown(): void {
+    if (this.finished) return
+    this.finish({ kind: 'shutdown' })
+    this.leaveQueue()
+  }
+
+  /** The task ended while waiting: leave Redis's queue; a grant still on the wire is given back. */
+  abandon(): boolean {
+    if (this.finished) return false
+    this.finished = true
+    this.clearFloor()
+    this.forget()
+    this.leaveQueue()
+    return true
+  }
+
+  private onReply(reply: AcquireReply, sentAt: number): void {
+    this.inFlight = false
+    if (this.finished) {
+      this.undo(reply)
+      return
+    }
+    if (reply.kind === 'granted') {
+      this.finish({
+        kind: 'granted',
+        fence: reply.fence,
+        runId: reply.runId,
+        evicted: reply.evicted,
+        sentAt,
+      })
+      return
+    }
+    if (reply.kind === 'result') {
+      this.finish({ kind: 'result', payload: reply.payload })
+      return
+    }
+    if (this.mode === 'try') {
+      this.finish({ kind: 'dropped' })
+      return
+    }
+    if (this.mode === 'lead') {
+      const leader = reply.others[0]
+      // A result published while this reply was on the wire set `again` (see the wake bus).
+      if (leader !== undefined) this.follow = leader
+    }
+    if (!this.queuedOnce) {
+      this.queuedOnce = true
+      this.hooks.onQueued?.(reply.position, reply.others)
+    }
+    if (this.again) {
+      this.poll()
+      return
+    }
+    this.floor = setTimeout(() => this.poll(), Math.max(1, Math.floor(this.io.leaseMs / 3)))
+    this.floor.unref()
+  }
+
+  private undo(reply: AcquireReply): void {
+    if (reply.kind === 'granted') this.io.release(this.hash, this.id, 'plain').catch(() => {})
+  }
+
+  private leaveQueue(): void {
+    if (this.mode === 'queue' || this.mode === 'latest') {
+      this.io.leave(this.hash, this.id).catch(() => {}) // unreachable: its place expires within leaseMs
+    }
+  }
+
+  private clearFloor(): void {
+    if (this.floor !== undefined) clearTimeout(this.floor)
+    this.floor = undefined
+  }
+
+  private forget(): void {
+    this.registry.byId.delete(this.id)
+    const set = this.registry.byHash.get(this.hash)
+    if (set === undefined) return
+    set.delete(this)
+    if (set.size === 0) this.registry.byHash.delete(this.hash)
+  }
+}

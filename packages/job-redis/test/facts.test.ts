@@ -1,0 +1,220 @@
+// coordination.md §5 with every call in one process: the cluster strategies
+// are the local ones (bodies, task states, promises, events), measured on a
+// real redis-server and in real time.
+
+import { withCoordinator } from '@vega/job-coordination'
+import { run, shutdown } from '@vega/job-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RedisServer, startRedisServer } from './redis-server.js'
+import { keyspace, runFacts, type Setup, setup } from './support.js'
+
+let server: RedisServer
+const opened: Setup[] = []
+beforeAll(async () => {
+  server = await startRedisServer()
+})
+afterAll(async () => {
+  for (const { redis } of opened) redis.disconnect()
+  await server?.dispose()
+})
+
+function fresh(): Setup {
+  const value = setup(server.url)
+  opened.push(value)
+  return value
+}
+
+const HASH = '"k"'
+
+/** After shutdown (which waits for the releases), no holder or queue of the key is left. */
+async function noHoldersLeft(value: Setup): Promise<void> {
+  await shutdown(value.runtime)
+  const keys = await value.redis.keys(`${value.prefix}:*`)
+  expect(keys.filter((key) => key.endsWith(':hold') || key.endsWith(':queue'))).toEqual([])
+  expect(keys).toContain(`${value.prefix}:"k":fence`)
+  expect(value.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
+}
+
+describe('§5 in one process, on Redis', () => {
+  it('dedupe: 1 body; #2–#4 cancelled dedupe (cancelledBy 1) resolve to #1’s value; reuse ×3', async () => {
+    const s = fresh()
+    const facts = await runFacts(s, s.cluster.dedupe)
+    expect(facts.bodies).toEqual([1])
+    expect(facts.tasks).toEqual([
+      { state: 'success' },
+      { state: 'cancelled', reason: 'dedupe', cancelledBy: 1 },
+      { state: 'cancelled', reason: 'dedupe', cancelledBy: 1 },
+      { state: 'cancelled', reason: 'dedupe', cancelledBy: 1 },
+    ])
+    expect(facts.promises.map((p) => p.status === 'resolved' && p.value)).toEqual([1, 1, 1, 1])
+    expect(facts.events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:reuse',
+        coordinator: 'dedupe',
+        intentId,
+        hash: HASH,
+        peerId: 1,
+      })),
+    )
+    await noHoldersLeft(s)
+  })
+
+  it('restart: 4 bodies start; #1–#3 cancelled abort and reject, #4 resolves; restart ×3 naming the one before', async () => {
+    const s = fresh()
+    const facts = await runFacts(s, s.cluster.restart)
+    expect(facts.bodies).toEqual([1, 2, 3, 4])
+    expect(facts.tasks).toEqual([
+      { state: 'cancelled', reason: 'abort', cancelledBy: 2 },
+      { state: 'cancelled', reason: 'abort', cancelledBy: 3 },
+      { state: 'cancelled', reason: 'abort', cancelledBy: 4 },
+      { state: 'success' },
+    ])
+    expect(facts.promises).toEqual([
+      { status: 'rejected', reason: 'abort' },
+      { status: 'rejected', reason: 'abort' },
+      { status: 'rejected', reason: 'abort' },
+      { status: 'resolved', value: 4 },
+    ])
+    expect(facts.settleOrder).toEqual([1, 2, 3, 4])
+    expect(facts.events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:restart',
+        coordinator: 'restart',
+        intentId,
+        hash: HASH,
+        cancelledPeerIds: [intentId - 1],
+      })),
+    )
+  })
+
+  it('serialize: 4 bodies one after another in call order, never overlapping; queued ×3 (positions 0, 1, 2)', async () => {
+    const s = fresh()
+    const facts = await runFacts(s, s.cluster.serialize)
+    expect(facts.bodies).toEqual([1, 2, 3, 4])
+    expect(facts.maxInside).toBe(1)
+    expect(facts.tasks).toEqual([1, 2, 3, 4].map(() => ({ state: 'success' })))
+    expect(facts.promises.map((p) => p.status === 'resolved' && p.value)).toEqual([1, 2, 3, 4])
+    expect(facts.settleOrder).toEqual([1, 2, 3, 4])
+    expect(facts.events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:queued',
+        coordinator: 'serialize',
+        intentId,
+        hash: HASH,
+        position: intentId - 2,
+      })),
+    )
+    await noHoldersLeft(s)
+  })
+
+  it('exhaust: 1 body; #2–#4 cancelled exhaust-dropped and reject without #1’s value; no events', async () => {
+    const s = fresh()
+    const facts = await runFacts(s, s.cluster.exhaust)
+    expect(facts.bodies).toEqual([1])
+    expect(facts.tasks).toEqual([
+      { state: 'success' },
+      { state: 'cancelled', reason: 'exhaust-dropped' },
+      { state: 'cancelled', reason: 'exhaust-dropped' },
+      { state: 'cancelled', reason: 'exhaust-dropped' },
+    ])
+    expect(facts.promises).toEqual([
+      { status: 'resolved', value: 1 },
+      { status: 'rejected', reason: 'exhaust-dropped' },
+      { status: 'rejected', reason: 'exhaust-dropped' },
+      { status: 'rejected', reason: 'exhaust-dropped' },
+    ])
+    expect(facts.settleOrder).toEqual([2, 3, 4, 1])
+    expect(facts.events).toEqual([])
+  })
+
+  it('keepLatest: #1 then #4; #2, #3 superseded (by the next) settle with #4’s value; queued ×3 at position 0', async () => {
+    const s = fresh()
+    const facts = await runFacts(s, s.cluster.keepLatest)
+    expect(facts.bodies).toEqual([1, 4])
+    expect(facts.maxInside).toBe(1)
+    expect(facts.tasks).toEqual([
+      { state: 'success' },
+      { state: 'cancelled', reason: 'superseded', cancelledBy: 3 },
+      { state: 'cancelled', reason: 'superseded', cancelledBy: 4 },
+      { state: 'success' },
+    ])
+    expect(facts.promises.map((p) => p.status === 'resolved' && p.value)).toEqual([1, 4, 4, 4])
+    expect(facts.events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:queued',
+        coordinator: 'keepLatest',
+        intentId,
+        hash: HASH,
+        position: 0,
+      })),
+    )
+    await noHoldersLeft(s)
+  })
+
+  it('dedupe is not a cache: once the leader settled, the next call runs again', async () => {
+    const s = fresh()
+    const first = await runFacts(s, s.cluster.dedupe, 1)
+    const second = await runFacts(s, s.cluster.dedupe, 1)
+    expect(first.bodies).toEqual([1])
+    expect(second.bodies).toEqual([1])
+    const left = await keyspace(s.redis, s.prefix)
+    expect(
+      [...left.keys()].every((key) => key.endsWith(':fence') || key.includes(':result:')),
+    ).toBe(true)
+  })
+})
+
+describe('one caller, one call after another', () => {
+  for (const strategy of ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest'] as const) {
+    it(`${strategy}: each awaited call runs its own body, from the very first (scripts not loaded yet)`, async () => {
+      const s = fresh()
+      const fn = withCoordinator((ctx) => ctx.taskId, s.cluster[strategy], { key: 'seq' })
+      for (let i = 1; i <= 20; i++) {
+        const task = run(s.runtime, fn)
+        expect(await task).toBe(task.id)
+        expect(task.state).toBe('success')
+      }
+      await shutdown(s.runtime)
+    })
+  }
+})
+
+describe('round trips of an uncontended call (the README’s table)', () => {
+  /** Counts the scripts the client sends (EVALSHA, or EVAL on a first load), passing each through. */
+  function countScripts(s: Setup): () => number {
+    let count = 0
+    const client = s.redis as unknown as Record<string, (...args: unknown[]) => unknown>
+    for (const method of ['evalsha', 'eval']) {
+      const original = client[method]!.bind(s.redis)
+      client[method] = (...args: unknown[]) => {
+        if (method === 'evalsha') count++
+        return original(...args)
+      }
+    }
+    return () => count
+  }
+
+  for (const strategy of ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest'] as const) {
+    it(`${strategy}: one to grant, one to release`, async () => {
+      const s = fresh()
+      const sent = countScripts(s)
+      const once = () =>
+        run(
+          s.runtime,
+          withCoordinator(async () => 'v', s.cluster[strategy], { key: 'rt' }),
+        )
+      expect(await once()).toBe('v') // loads the scripts
+      await shutdown(s.runtime)
+      const s2 = setup(server.url, { redis: s.redis })
+      opened.push(s2)
+      const before = sent()
+      const task = run(
+        s2.runtime,
+        withCoordinator(async () => 'v', s2.cluster[strategy], { key: 'rt' }),
+      )
+      expect(await task).toBe('v')
+      await shutdown(s2.runtime) // waits for the release
+      expect(sent() - before).toBe(2)
+    })
+  }
+})

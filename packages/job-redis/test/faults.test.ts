@@ -1,0 +1,249 @@
+// redis.md §3, the faults: a holder killed or paused, Redis restarted or
+// paused, and what is left in Redis afterwards.
+
+import { withCoordinator } from '@vega/job-coordination'
+import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { assertLease, fencingToken, LeaseLostError, RedisUnavailableError } from '../src/index.js'
+import { type RedisServer, startRedisServer } from './redis-server.js'
+import { eventually, type Setup, setup, uniquePrefix } from './support.js'
+import { startWorkers, type Worker } from './workers.js'
+
+const LEASE = 1000
+const WAIT = 30 * LEASE
+
+let server: RedisServer
+let admin: Redis
+const spawned: Worker[] = []
+const opened: Setup[] = []
+beforeAll(async () => {
+  server = await startRedisServer()
+  admin = new Redis(server.url, { maxRetriesPerRequest: null })
+  admin.on('error', () => {})
+})
+afterAll(async () => {
+  for (const worker of spawned) {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.kill('SIGKILL')
+  }
+  for (const { redis } of opened) redis.disconnect()
+  admin?.disconnect()
+  await server?.dispose()
+})
+
+async function workersOn(count: number, prefix: string): Promise<Worker[]> {
+  const workers = await startWorkers(count, { url: server.url, prefix, leaseMs: LEASE })
+  spawned.push(...workers)
+  return workers
+}
+
+describe('a holder that dies or stops', () => {
+  it('SIGKILL of the serialize holder mid-body: the waiter in another process takes over within a lease', async () => {
+    const prefix = uniquePrefix()
+    const [a, b] = (await workersOn(2, prefix)) as [Worker, Worker]
+    const held = a.call({
+      strategy: 'serialize',
+      key: 'k',
+      bodyMs: 60 * LEASE,
+      value: 'a',
+      fence: true,
+    })
+    await a.waitFor((m) => m.t === 'token' && m.n === held, WAIT, 'the holder’s token')
+    const next = b.call({ strategy: 'serialize', key: 'k', bodyMs: 50, value: 'b', fence: true })
+    await b.waitFor((m) => m.t === 'called' && m.n === next, WAIT, 'the waiter')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(b.of('enter')).toEqual([])
+    const killedAt = Number(process.hrtime.bigint()) / 1e6
+    a.kill('SIGKILL')
+    const settled = await b.settled(next, WAIT)
+    expect(settled.promise).toEqual({ status: 'resolved', value: 'b' })
+    const entered = b.of('enter').find((m) => m.n === next)!.at!
+    // The dead holder's lease had to expire first; pub/sub or the polling floor then woke the waiter.
+    expect(entered - killedAt).toBeLessThan(5 * LEASE)
+    const oldFence = a.of('token')[0]!.fence as number
+    expect(b.of('token')[0]!.fence as number).toBeGreaterThan(oldFence)
+    expect(await b.stop()).toEqual({ t: 'inspect', state: { waiters: 0, leases: 0, keys: 0 } })
+  })
+
+  it('SIGKILL of the dedupe leader: one waiting caller takes over and runs the body; the others join it', async () => {
+    const prefix = uniquePrefix()
+    const [a, b, c] = (await workersOn(3, prefix)) as [Worker, Worker, Worker]
+    const leader = a.call({ strategy: 'dedupe', key: 'k', bodyMs: 60 * LEASE, value: 'a' })
+    await a.entered(leader, WAIT)
+    const nb = b.call({ strategy: 'dedupe', key: 'k', bodyMs: 400, value: 'b' })
+    const nc = c.call({ strategy: 'dedupe', key: 'k', bodyMs: 400, value: 'c' })
+    await Promise.all([
+      b.waitFor((m) => m.t === 'called' && m.n === nb, WAIT, 'b called'),
+      c.waitFor((m) => m.t === 'called' && m.n === nc, WAIT, 'c called'),
+    ])
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    a.kill('SIGKILL')
+    const [sb, sc] = await Promise.all([b.settled(nb, WAIT), c.settled(nc, WAIT)])
+    const ran = [...b.of('enter'), ...c.of('enter')]
+    expect(ran).toHaveLength(1)
+    const winner = ran[0]!.n === nb ? 'b' : 'c'
+    expect(sb.promise).toEqual({ status: 'resolved', value: winner })
+    expect(sc.promise).toEqual({ status: 'resolved', value: winner })
+    await Promise.all([b.stop(), c.stop()])
+  })
+
+  it('SIGSTOP past the lease, then SIGCONT: the next holder runs; the paused body sees LeaseLostError and its value reaches no one', async () => {
+    const prefix = uniquePrefix()
+    const [a, b] = (await workersOn(2, prefix)) as [Worker, Worker]
+    const held = a.call({
+      strategy: 'serialize',
+      key: 'k',
+      bodyMs: 6 * LEASE,
+      value: 'late',
+      fence: true,
+    })
+    await a.waitFor((m) => m.t === 'token' && m.n === held, WAIT, 'the holder’s token')
+    const next = b.call({
+      strategy: 'serialize',
+      key: 'k',
+      bodyMs: 2 * LEASE,
+      value: 'b',
+      fence: true,
+    })
+    await b.waitFor((m) => m.t === 'called' && m.n === next, WAIT, 'the waiter')
+    a.kill('SIGSTOP')
+    // B's grant comes once A's lease expired in Redis; A cannot renew while stopped.
+    await b.entered(next, WAIT)
+    a.kill('SIGCONT')
+    const sa = await a.settled(held, WAIT)
+    expect(sa.state).toBe('error')
+    expect(sa.outcome).toEqual({
+      status: 'error',
+      error: expect.objectContaining({ name: 'LeaseLostError' }),
+    })
+    expect(sa.promise).toEqual({
+      status: 'rejected',
+      error: expect.objectContaining({ name: 'LeaseLostError' }),
+    })
+    const aborted = a.of('aborted').find((m) => m.n === held)
+    expect(aborted?.reason).toEqual(expect.objectContaining({ name: 'LeaseLostError' }))
+    // The paused body was still inside while the new holder ran: fencing is what protects the write.
+    expect(b.of('token')[0]!.fence as number).toBeGreaterThan(a.of('token')[0]!.fence as number)
+    const sb = await b.settled(next, WAIT)
+    expect(sb.promise).toEqual({ status: 'resolved', value: 'b' })
+    await Promise.all([a.stop(), b.stop()])
+  })
+})
+
+describe('Redis itself', () => {
+  function fresh(options: Parameters<typeof setup>[1] = {}): Setup {
+    const value = setup(server.url, { leaseMs: 3 * LEASE, connectTimeoutMs: 600, ...options })
+    opened.push(value)
+    return value
+  }
+
+  it('CLIENT PAUSE past connectTimeoutMs: the call ends in error with RedisUnavailableError; nothing hangs or stays; then it recovers', async () => {
+    const s = fresh()
+    // Warm: scripts loaded, connection up.
+    expect(
+      await run(
+        s.runtime,
+        withCoordinator(async () => 'warm', s.cluster.serialize, { key: 'p' }),
+      ),
+    ).toBe('warm')
+    let ran = false
+    await admin.call('CLIENT', 'PAUSE', '2500', 'ALL')
+    const task = run(
+      s.runtime,
+      withCoordinator(
+        async () => {
+          ran = true
+        },
+        s.cluster.serialize,
+        { key: 'p' },
+      ),
+    )
+    const outcome = await settle(task)
+    expect(outcome.status).toBe('error')
+    const error = (outcome as { error: unknown }).error
+    expect(error).toBeInstanceOf(RedisUnavailableError)
+    expect((error as Error).message).toMatch(/did not answer within connectTimeoutMs \(600 ms\)/)
+    expect(ran).toBe(false)
+    expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
+    // The paused acquire runs when the pause ends and is granted to nobody: it is given back.
+    await new Promise((resolve) => setTimeout(resolve, 2600))
+    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
+    expect(
+      await run(
+        s.runtime,
+        withCoordinator(async () => 'back', s.cluster.serialize, { key: 'p' }),
+      ),
+    ).toBe('back')
+    await shutdown(s.runtime)
+    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
+  })
+
+  it('redis-server restarted mid-run: the holder loses its lease, calls while it is down fail clearly, old tokens are refused, new ones are larger', async () => {
+    const s = fresh()
+    let holderCtx: TaskContext | undefined
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const holder = run(
+      s.runtime,
+      withCoordinator(
+        async (ctx) => {
+          holderCtx = ctx
+          const token = await fencingToken(ctx)
+          await gate
+          await assertLease(ctx)
+          return token
+        },
+        s.cluster.serialize,
+        { key: 'r' },
+      ),
+    )
+    await eventually(() => holderCtx !== undefined, WAIT, 'the holder started')
+    const before = await fencingToken(holderCtx!)
+    await server.stop()
+    const whileDown = run(
+      s.runtime,
+      withCoordinator(async () => 'never', s.cluster.exhaust, { key: 'other' }),
+    )
+    const downOutcome = await settle(whileDown)
+    expect(downOutcome.status).toBe('error')
+    expect((downOutcome as { error: unknown }).error).toBeInstanceOf(RedisUnavailableError)
+    await server.start()
+    release()
+    const outcome = await settle(holder)
+    expect(outcome.status).toBe('error')
+    expect((outcome as { error: unknown }).error).toBeInstanceOf(LeaseLostError)
+    // A new grant on the new server: another run_id, a larger fence (seeded from the server clock).
+    const after = await eventuallyRun(s)
+    expect(after.runId).not.toBe(before.runId)
+    expect(after.fence).toBeGreaterThan(before.fence)
+    await shutdown(s.runtime)
+    expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
+  })
+
+  it('after everything settled, only fence counters remain, each with a TTL', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 3 * LEASE + 200))
+    const keys = await admin.keys('*')
+    expect(keys.length).toBeGreaterThan(0)
+    expect(keys.filter((key) => !key.endsWith(':fence'))).toEqual([])
+    for (const key of keys) {
+      const ttl = await admin.pttl(key)
+      expect(ttl).toBeGreaterThan(60 * 60 * 1000)
+    }
+  })
+})
+
+/** The first grant after a restart may race the client's reconnection: try a few times. */
+async function eventuallyRun(s: Setup): Promise<{ fence: number; runId: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const task = run(
+      s.runtime,
+      withCoordinator(async (ctx) => fencingToken(ctx), s.cluster.serialize, { key: 'r' }),
+    )
+    const outcome = await settle(task)
+    if (outcome.status === 'success') return outcome.value as { fence: number; runId: string }
+    if (attempt > 20) throw (outcome as { error: unknown }).error
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
