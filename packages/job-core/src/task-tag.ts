@@ -60,12 +60,15 @@ export function tagTaskFn<T, B>(
   }
   const previous = readBindings(taskFn)
   const raw = (previous?.raw ?? taskFn) as TaskFn<T>
-  const entries = (previous?.entries ?? []).filter((entry) => entry.tag !== tag)
+  const entry = { tag: tag as TaskTag<unknown>, binding }
+  // Bound once per call by coordinators and the scheduler: the common first
+  // tag gets a one-element literal (an array grown by push reserves 17 slots).
+  const entries =
+    previous === undefined
+      ? [entry]
+      : [...previous.entries.filter((other) => other.tag !== tag), entry]
   const tagged: TaskFn<T> = (ctx) => raw(ctx)
-  const bindings: TaskBindings = {
-    raw: raw as TaskFn<unknown>,
-    entries: [...entries, { tag: tag as TaskTag<unknown>, binding }],
-  }
+  const bindings: TaskBindings = { raw: raw as TaskFn<unknown>, entries }
   Object.defineProperty(tagged, BINDINGS, { value: bindings })
   return tagged
 }

@@ -106,10 +106,14 @@ function substituteOf(task: TaskRecord): CallerSubstitute {
   return extras.substitute
 }
 
-/** Makes the caller's promise follow `value` (a handler's answer, a shaper's survivor). */
-export function substitute(task: TaskRecord, value: unknown): void {
+/**
+ * Makes the caller's promise follow `value` (a handler's answer, a shaper's
+ * survivor). A thenable is marked handled, unless it is known to be a task's
+ * caller promise (`guarded`), which settles as handled on its own.
+ */
+export function substitute(task: TaskRecord, value: unknown, guarded = false): void {
   const isOwn = task.own !== undefined && value === task.own
-  if (!isOwn && isThenable(value)) value.then(undefined, noop)
+  if (!isOwn && !guarded && isThenable(value)) value.then(undefined, noop)
   const held = task.extras?.substitute?.held
   if (held !== undefined) {
     task.extras!.substitute!.held = undefined

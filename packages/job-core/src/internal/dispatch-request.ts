@@ -13,6 +13,8 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
   readonly binding: unknown
   readonly #task: TaskRecord
   readonly #advance: Advance
+  /** The caller promise `follow` returned: already guarded against unhandled rejection. */
+  followed: Promise<unknown> | undefined = undefined
 
   constructor(task: TaskRecord, binding: unknown, advance: Advance) {
     this.#task = task
@@ -76,7 +78,8 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
       throw new TypeError('request.follow(peer): a task cannot follow itself; pass another task.')
     }
     cancelTask(this.#task, reason, { cancelledBy: record.id })
-    return peer.promise
+    this.followed = peer.promise
+    return this.followed
   }
 
   fail(error: unknown): void {

@@ -44,6 +44,6 @@ export function dispatch(task: TaskRecord, advance: Advance): StageResult {
     return task.outcome === undefined ? 'parked' : 'ended'
   }
   setDeciding(task, false)
-  substitute(task, answer)
+  substitute(task, answer, answer === request.followed)
   return task.outcome === undefined ? 'parked' : 'ended'
 }
