@@ -1,4 +1,4 @@
-import type { Backend, BackendJob } from './backend.js'
+import type { Backend, BackendJob, StartGate } from './backend.js'
 import { ArrayQueue } from './internal/array-queue.js'
 import { validateConcurrency } from './internal/validate.js'
 
@@ -36,7 +36,7 @@ interface Level {
 }
 
 class PriorityBackend implements Backend {
-  private readonly concurrency: number
+  private concurrency: number
   // Descending by priority; distinct priorities are few, so a sorted array beats a heap.
   private levels: Level[] = []
   // Withdrawn jobs stay in their queue until they reach its head (or a compaction),
@@ -47,6 +47,7 @@ class PriorityBackend implements Backend {
   private active = 0
   private waiting = 0
   private pumping = false
+  private gate: StartGate | undefined = undefined
 
   constructor(concurrency: number) {
     this.concurrency = concurrency
@@ -61,7 +62,7 @@ class PriorityBackend implements Backend {
   }
 
   enqueue(job: BackendJob): void {
-    if (this.waiting === 0 && this.active < this.concurrency) {
+    if (this.waiting === 0 && this.active < this.concurrency && this.admits()) {
       this.active++
       job.start()
       return
@@ -117,7 +118,7 @@ class PriorityBackend implements Backend {
     if (this.pumping) return
     this.pumping = true
     try {
-      while (this.waiting > 0 && this.active < this.concurrency) {
+      while (this.waiting > 0 && this.active < this.concurrency && this.admits()) {
         const job = this.takeNext()
         this.waiting--
         this.active++
@@ -148,5 +149,33 @@ class PriorityBackend implements Backend {
     this.levels = this.levels.filter((level) => level.queue.length > 0)
     withdrawn.clear()
     this.stale = 0
+  }
+
+  setConcurrency(limit: number): void {
+    this.concurrency = limit
+    this.pump()
+  }
+
+  setGate(gate: StartGate | undefined): void {
+    this.gate = gate
+  }
+
+  wake(): void {
+    this.pump()
+  }
+
+  dropCandidate(): BackendJob | undefined {
+    const withdrawn = this.withdrawn
+    // Lowest priority first, then the longest waiting; withdrawn entries are skipped.
+    for (let i = this.levels.length - 1; i >= 0; i--) {
+      const job = this.levels[i]!.queue.find((entry) => !withdrawn.has(entry))
+      if (job !== undefined) return job
+    }
+    return undefined
+  }
+
+  // Asked only when a job is about to start: a gate that says yes has spent a start.
+  private admits(): boolean {
+    return this.gate === undefined || this.gate.tryStart()
   }
 }

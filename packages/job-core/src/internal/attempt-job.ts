@@ -21,6 +21,8 @@ export class AttemptJob implements BackendJob {
   started = false
   /** The body left: returned, threw, or never entered because the task ended first. */
   exited = false
+  /** `abandonAfter` passed before the body left: its slot was released without it. */
+  abandoned = false
   /** The `timeout.queue` timer while waiting, then the `timeout.attempt` timer while running. */
   timer: TimerHandle | undefined = undefined
   context: TaskContextImpl | undefined = undefined

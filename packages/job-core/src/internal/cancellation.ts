@@ -1,4 +1,5 @@
 import type { CancelReason } from '../task-state.js'
+import { armAbandon } from './abandon.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import { finish } from './stages/settle.js'
 import type { TaskRecord } from './task-record.js'
@@ -45,6 +46,7 @@ export function abortRunning(task: TaskRecord, reason: unknown): void {
   if (job === undefined || !job.started) return
   task.job = undefined
   job.abandon(reason)
+  armAbandon(task, job)
 }
 
 /** The first settle callback of a parent: its children end with it, reason `parent`. */

@@ -25,25 +25,33 @@ export function defaultRetryDelay(attempt: number, random: () => number): number
   return Math.floor(random() * ceiling)
 }
 
-export function resolveRetry(retry: number | RetryPolicy | undefined): ResolvedRetry | undefined {
+/** Names the option in errors: `where()` is the retry option itself, `where('delay')` one of its fields. */
+export type OptionName = (field?: string) => string
+
+const RUN_RETRY: OptionName = (field) =>
+  field === undefined ? 'run(…, { retry })' : `run(…, { retry: { ${field} } })`
+
+export function resolveRetry(
+  retry: number | RetryPolicy | undefined,
+  where: OptionName = RUN_RETRY,
+): ResolvedRetry | undefined {
   if (retry === undefined) return undefined
   const policy: RetryPolicy = typeof retry === 'number' ? { attempts: retry } : retry
   if (policy === null || typeof policy !== 'object') {
     throw new TypeError(
-      'run(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }.',
+      `${where()}: retry must be a number of attempts or { attempts, delay?, retryIf? }.`,
     )
   }
   const { attempts, delay, retryIf } = policy
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new RangeError(
-      `run(…, { retry }): attempts must be an integer ≥ 1 (the first attempt included), got ${String(attempts)}.`,
+      `${where()}: attempts must be an integer ≥ 1 (the first attempt included), got ${String(attempts)}.`,
     )
   }
-  if (delay !== undefined && typeof delay !== 'function')
-    validateMs(delay, 'run(…, { retry: { delay } })')
+  if (delay !== undefined && typeof delay !== 'function') validateMs(delay, where('delay'))
   if (retryIf !== undefined && typeof retryIf !== 'function') {
     throw new TypeError(
-      'run(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean.',
+      `${where('retryIf')}: retryIf must be a function (error, attempt) => boolean.`,
     )
   }
   if (attempts === 1) return undefined

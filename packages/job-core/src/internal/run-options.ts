@@ -1,5 +1,6 @@
 import type { RunOptions } from '../task.js'
-import { type ResolvedRetry, resolveRetry } from './retry.js'
+import type { ResolvedDefaults } from './resolve-control.js'
+import { type OptionName, type ResolvedRetry, resolveRetry } from './retry.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
@@ -50,7 +51,7 @@ export function resolveRunOptions(
   options: RunOptions | undefined,
   fn: 'run' | 'ctx.run',
 ): ResolvedRunOptions {
-  if (options === undefined) return DEFAULT_RUN_OPTIONS
+  if (options === undefined) return core.defaultRunOptions
   if (options === null || typeof options !== 'object') {
     const call = fn === 'run' ? 'run(runtime, taskFn, options)' : 'ctx.run(taskFn, options)'
     throw new TypeError(`${call}: options must be an object.`)
@@ -70,33 +71,61 @@ export function resolveRunOptions(
       `${fn}(…, { priority }): priority must be a finite number, got ${String(priority)}.`,
     )
   }
+  const defaults = core.control.defaults
+  const timeouts = timeout === undefined ? undefined : resolveTimeouts(timeout, runTimeoutName(fn))
   return Object.freeze({
     label,
-    priority: priority ?? 0,
+    priority: priority ?? defaults?.priority ?? 0,
     signal,
     dependsOn: dependsOn === undefined ? undefined : checkDependencies(core, dependsOn, fn),
-    timeouts: timeout === undefined ? undefined : resolveTimeouts(timeout, fn),
-    retry: resolveRetry(retry),
+    timeouts: defaults === undefined ? timeouts : mergeTimeouts(timeouts, defaults.timeouts),
+    retry: retry === undefined ? defaults?.retry : resolveRetry(retry),
     given: options,
   })
 }
 
-function resolveTimeouts(timeout: unknown, fn: string): Timeouts {
+const runTimeoutName =
+  (fn: string): OptionName =>
+  (field) =>
+    field === undefined ? `${fn}(…, { timeout })` : `${fn}(…, { timeout: { ${field} } })`
+
+/** A call's own limits over the runtime's defaults, field by field. */
+function mergeTimeouts(own: Timeouts | undefined, defaults: Timeouts | undefined) {
+  if (own === undefined || defaults === undefined) return own ?? defaults
+  return {
+    attempt: own.attempt ?? defaults.attempt,
+    total: own.total ?? defaults.total,
+    queue: own.queue ?? defaults.queue,
+  }
+}
+
+/** The options of a call that gives none, on a runtime with `defaults`. */
+export function defaultRunOptionsFor(defaults: ResolvedDefaults | undefined): ResolvedRunOptions {
+  if (defaults === undefined) return DEFAULT_RUN_OPTIONS
+  return Object.freeze({
+    ...DEFAULT_RUN_OPTIONS,
+    priority: defaults.priority ?? 0,
+    timeouts: defaults.timeouts,
+    retry: defaults.retry,
+  })
+}
+
+export function resolveTimeouts(timeout: unknown, where: OptionName): Timeouts {
   if (typeof timeout === 'number') {
     return {
-      attempt: validateMs(timeout, `${fn}(…, { timeout })`),
+      attempt: validateMs(timeout, where()),
       total: undefined,
       queue: undefined,
     }
   }
   if (timeout === null || typeof timeout !== 'object') {
     throw new TypeError(
-      `${fn}(…, { timeout }): timeout must be ms per attempt or { attempt?, total?, queue? }.`,
+      `${where()}: timeout must be ms per attempt or { attempt?, total?, queue? }.`,
     )
   }
   const { attempt, total, queue } = timeout as Record<string, unknown>
   const pick = (ms: unknown, name: string) =>
-    ms === undefined ? undefined : validateMs(ms, `${fn}(…, { timeout: { ${name} } })`)
+    ms === undefined ? undefined : validateMs(ms, where(name))
   return {
     attempt: pick(attempt, 'attempt'),
     total: pick(total, 'total'),

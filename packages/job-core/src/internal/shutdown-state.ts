@@ -65,6 +65,11 @@ export class ShutdownState {
     }
   }
 
+  /** `abandonAfter` let go of a body while the shutdown ran: the report counts it. */
+  bodyAbandoned(): void {
+    if (!this.finished) this.abandoned++
+  }
+
   taskSettled(status: TerminalState): void {
     if (status === 'cancelled') this.cancelled++
     else this.completed++
@@ -95,7 +100,7 @@ export class ShutdownState {
   private async abandonStragglers(): Promise<void> {
     await nextMacrotask()
     if (this.finished) return
-    this.abandoned = this.runtime.runningBodies
+    this.abandoned += this.runtime.runningBodies
     await this.finish()
   }
 

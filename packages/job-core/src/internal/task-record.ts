@@ -6,6 +6,7 @@ import type { AttemptJob } from './attempt-job.js'
 import type { TaskBindings } from './bindings.js'
 import type { CallerPromise } from './caller-promise.js'
 import type { ContextCarrier } from './context-carrier.js'
+import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import type { StageIndex } from './stages/stage.js'
@@ -53,6 +54,8 @@ export class TaskRecord {
   /** The async context of `run()`, kept for a body that starts later. */
   carrier: ContextCarrier<AttemptJob> | undefined = undefined
   extras: TaskExtras | undefined = undefined
+  /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
+  observed = false
 
   constructor(
     core: RuntimeCore,
@@ -97,6 +100,7 @@ export class TaskRecord {
     }
     this.state = to
     const core = this.core
+    countMove(core, from, to)
     const at = core.clock.now()
     this.since = at
     const bus = core.bus

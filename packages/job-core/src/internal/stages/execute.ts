@@ -1,3 +1,4 @@
+import { abandonedBodyExited, armAbandon } from '../abandon.js'
 import { type AttemptJob, recordOfJob } from '../attempt-job.js'
 import { captureContext } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
@@ -45,6 +46,7 @@ export function enterBody(job: AttemptJob): void {
       job.timer = undefined
       if (task.job !== job) return
       context.abort(error)
+      armAbandon(task, job)
       attemptFailed(task, job, error)
     })
   }
@@ -80,6 +82,10 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
     task.job = undefined
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
+  } else if (job.abandoned) {
+    // Its slot was released when it was abandoned.
+    abandonedBodyExited(task, value, threw)
+    return
   } else if (job.context !== undefined && core.bus.active) {
     core.bus.emit(
       threw
@@ -89,6 +95,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   }
   task.bodiesInside--
   core.runningBodies--
+  if (task.outcome !== undefined) core.exitingBodies--
   bodyLeft(task)
   core.backend.release(job)
   core.checkIdle()

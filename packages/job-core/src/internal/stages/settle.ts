@@ -1,5 +1,6 @@
 import type { Outcome } from '../../task.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
+import { watchUnobserved } from '../unobserved-errors.js'
 
 /**
  * Every ending of a task, from whichever stage: the terminal transition,
@@ -14,6 +15,8 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
   task.outcome = outcome
   const core = task.core
   core.live.delete(task)
+  core.exitingBodies += task.bodiesInside
+  if (outcome.status === 'error') watchUnobserved(task)
   const extras = task.extras
   if (extras !== undefined) {
     if (extras.totalTimer !== undefined) {

@@ -1,0 +1,60 @@
+import { requireCapability } from './internal/backend-capability.js'
+import { toCore } from './internal/runtime-core.js'
+import { KernelGate } from './internal/start-gate.js'
+import type { Runtime } from './runtime.js'
+
+/**
+ * Stops new bodies from starting: `run()` still admits, and tasks wait in
+ * `queued`; running bodies go on; retry delays and timers still run. Undo
+ * with {@link resume}. The backend must support `setGate` (the default one
+ * does); otherwise a `TypeError` names what is missing.
+ *
+ * @example
+ * ```ts
+ * pause(runtime)
+ * const task = run(runtime, work) // task.state === 'queued'
+ * resume(runtime) // task.state === 'running'
+ * ```
+ */
+export function pause(runtime: Runtime): void {
+  const core = toCore(runtime, 'pause(runtime)')
+  requireCapability(core.backend, 'setGate', 'pause(runtime)')
+  const gate = (core.gate ??= new KernelGate(undefined))
+  if (gate.paused) return
+  gate.paused = true
+  core.backend.setGate!(gate)
+}
+
+/**
+ * Lets a paused runtime start bodies again: whatever fits starts
+ * synchronously, before `resume` returns (priority, then FIFO). A no-op on a
+ * runtime that is not paused.
+ *
+ * @example
+ * ```ts
+ * pause(runtime)
+ * run(runtime, work)
+ * resume(runtime) // work's body has started
+ * ```
+ */
+export function resume(runtime: Runtime): void {
+  const core = toCore(runtime, 'resume(runtime)')
+  const gate = core.gate
+  if (gate === undefined || !gate.paused) return
+  gate.paused = false
+  // Without a rate limit the gate has nothing left to say: the backend drops it.
+  if (gate.limiter === undefined) core.backend.setGate!(undefined)
+  core.backend.wake!()
+}
+
+/**
+ * Whether {@link pause} holds the runtime.
+ *
+ * @example
+ * ```ts
+ * if (isPaused(runtime)) resume(runtime)
+ * ```
+ */
+export function isPaused(runtime: Runtime): boolean {
+  return toCore(runtime, 'isPaused(runtime)').gate?.paused === true
+}
