@@ -56,7 +56,7 @@ describe('abandonAfter', () => {
       runtime,
       () => {
         calls++
-        return calls === 1 ? stuck.promise : 'second'
+        return calls === 1 ? stuck.promise.then(() => 'first') : 'second'
       },
       { timeout: 20, retry: { attempts: 2, delay: 0 } },
     )
