@@ -21,6 +21,7 @@ const SCENARIOS = [
   ['aggregate', './04-aggregate.mjs'],
   ['debounce', './05-debounce.mjs'],
   ['events', './06-events.mjs'],
+  ['rate', './08-rate.mjs'],
   ['memory', './memory.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']

@@ -35,6 +35,11 @@ export class RateLimiter {
 
   /** Spends a start when the window has room; else arms the wake-up and says no. */
   tryAcquire(): boolean {
+    // Once a start was refused, only the wake-up reopens: a waiting body
+    // enters asynchronously (through its run() context), so windows that
+    // rolled over during a long synchronous burst would release their
+    // bodies all together when it ends.
+    if (this.timer !== undefined) return false
     const now = this.clock.now()
     return this.sliding ? this.slide(now) : this.fix(now)
   }
