@@ -1,6 +1,6 @@
 import { requireCapability } from './internal/backend-capability.js'
 import { toCore } from './internal/runtime-core.js'
-import { KernelGate } from './internal/start-gate.js'
+import { KernelGate, liftPause } from './internal/start-gate.js'
 import type { Runtime } from './runtime.js'
 
 /**
@@ -28,7 +28,8 @@ export function pause(runtime: Runtime): void {
 /**
  * Lets a paused runtime start bodies again: whatever fits starts
  * synchronously, before `resume` returns (priority, then FIFO). A no-op on a
- * runtime that is not paused.
+ * runtime that is not paused. A draining `shutdown` resumes a paused runtime
+ * too: it promises that queued work runs to the end.
  *
  * @example
  * ```ts
@@ -38,13 +39,7 @@ export function pause(runtime: Runtime): void {
  * ```
  */
 export function resume(runtime: Runtime): void {
-  const core = toCore(runtime, 'resume(runtime)')
-  const gate = core.gate
-  if (gate === undefined || !gate.paused) return
-  gate.paused = false
-  // Without a rate limit the gate has nothing left to say: the backend drops it.
-  if (gate.limiter === undefined) core.backend.setGate!(undefined)
-  core.backend.wake!()
+  liftPause(toCore(runtime, 'resume(runtime)'))
 }
 
 /**

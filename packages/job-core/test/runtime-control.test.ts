@@ -8,6 +8,7 @@ import {
   run,
   setConcurrency,
   settle,
+  shutdown,
   type Task,
   whenIdle,
   whenQueueBelow,
@@ -302,5 +303,26 @@ describe('cancelQueued', () => {
     expect(await runningTask).toBe(false)
     await settle(parked)
     await settle(retrying)
+  })
+})
+
+describe('pause and shutdown', () => {
+  it('a draining shutdown resumes a paused runtime, so queued work runs to the end', async () => {
+    const { runtime } = recordedRuntime({ concurrency: 1 })
+    pause(runtime)
+    const tasks = [run(runtime, () => 'a'), run(runtime, () => 'b')]
+    const report = await shutdown(runtime)
+    expect(isPaused(runtime)).toBe(false)
+    expect(await Promise.all(tasks)).toEqual(['a', 'b'])
+    expect(report).toMatchObject({ mode: 'drain', completed: 2, cancelled: 0 })
+  })
+
+  it('a cancelling shutdown cancels what a pause held', async () => {
+    const { runtime } = recordedRuntime()
+    pause(runtime)
+    const task = run(runtime, () => 'never')
+    const report = await shutdown(runtime, { mode: 'cancel' })
+    expect(task.cancelReason).toBe('shutdown')
+    expect(report).toMatchObject({ mode: 'cancel', cancelled: 1 })
   })
 })
