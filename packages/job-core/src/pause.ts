@@ -19,10 +19,12 @@ import type { Runtime } from './runtime.js'
 export function pause(runtime: Runtime): void {
   const core = toCore(runtime, 'pause(runtime)')
   requireCapability(core.backend, 'setGate', 'pause(runtime)')
-  const gate = (core.gate ??= new KernelGate(undefined))
+  const gate = core.gate ?? new KernelGate(undefined)
   if (gate.paused) return
-  gate.paused = true
+  // A wrapping backend may still refuse (its inner one lacks the capability): then nothing changed.
   core.backend.setGate!(gate)
+  core.gate = gate
+  gate.paused = true
 }
 
 /**
