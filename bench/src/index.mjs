@@ -23,6 +23,7 @@ const SCENARIOS = [
   ['events', './06-events.mjs'],
   ['async-context', './09-async-context.mjs'],
   ['priorities', './07-priorities.mjs'],
+  ['rate', './08-rate.mjs'],
   ['memory', './memory.mjs'],
   ['redis-overhead', './redis-overhead.mjs'],
   ['redis-serialize', './redis-serialize.mjs'],

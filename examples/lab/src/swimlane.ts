@@ -20,6 +20,15 @@ export const END_GLYPHS: Readonly<Record<string, string>> = {
 
 export const LEGEND = '= running  ~ parked  . queued  o success  x cancelled  ! error'
 
+/**
+ * What a body does after its task ended (drawn right of the end glyph):
+ * it may hold its slot until it exits, or be abandoned (`abandonAfter`).
+ */
+export const BODY_GLYPHS = { holding: '-', abandoned: 'A', loose: ':' } as const
+
+export const BODY_LEGEND =
+  '- cancelled body still holds its slot  A abandoned (slot released)  : abandoned body still running'
+
 export interface SwimlaneOptions {
   /** Epoch ms of the left edge (the scenario's start). */
   readonly startTs: number
@@ -50,8 +59,38 @@ export function drawLane(lane: Lane, options: SwimlaneOptions): string {
     const last = segment.toTs === undefined && lane.end === undefined ? to + 1 : to
     for (let c = from; c < last; c++) cells[c] = glyph
   }
-  if (lane.end !== undefined) cells[column(lane.end.ts)] = END_GLYPHS[lane.end.state] ?? '|'
+  if (lane.end !== undefined) {
+    drawLateBody(cells, lane, lane.end.ts, end, column)
+    cells[column(lane.end.ts)] = END_GLYPHS[lane.end.state] ?? '|'
+  }
   return `[${cells.join('')}]`
+}
+
+/**
+ * A body still inside after its task ended: `-` while it holds its slot,
+ * `A` where `abandonAfter` released the slot, `:` while the abandoned body
+ * still runs, up to the column where it exited (or the right edge).
+ */
+function drawLateBody(
+  cells: string[],
+  lane: Lane,
+  endedAt: number,
+  edge: number,
+  column: (ts: number) => number,
+): void {
+  const exited = lane.marks.find((mark) => mark.kind === 'exited' && mark.ts >= endedAt)
+  const abandoned = lane.marks.find((mark) => mark.kind === 'abandoned')
+  if (exited === undefined && abandoned === undefined) return
+  const exitColumn = column(exited?.ts ?? edge)
+  const abandonColumn = abandoned === undefined ? undefined : column(abandoned.ts)
+  const openEnd = exited === undefined ? 1 : 0
+  for (let c = column(endedAt) + 1; c < exitColumn + openEnd; c++) {
+    cells[c] =
+      abandonColumn === undefined || c < abandonColumn ? BODY_GLYPHS.holding : BODY_GLYPHS.loose
+  }
+  if (abandonColumn !== undefined && abandonColumn > column(endedAt)) {
+    cells[abandonColumn] = BODY_GLYPHS.abandoned
+  }
 }
 
 /** The latest `ts` seen on any lane: its end, or where its last segment stops. */

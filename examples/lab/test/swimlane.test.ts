@@ -1,6 +1,6 @@
 import type { Lane } from '@vega/job-devtools-protocol'
 import { describe, expect, it } from 'vitest'
-import { describeEnd, drawLane, latestTs } from '../src/swimlane.js'
+import { BODY_GLYPHS, describeEnd, drawLane, latestTs } from '../src/swimlane.js'
 
 const T0 = 1_000_000
 const links = { reusedBy: [], cancelled: [], children: [] }
@@ -55,5 +55,39 @@ describe('drawLane', () => {
     })
     expect(latestTs([a, b], T0)).toBe(T0 + 70)
     expect(latestTs([], T0)).toBe(T0)
+  })
+
+  it('a cancelled body that ignores its signal holds its slot (-) until it exits', () => {
+    const stubborn = lane({
+      state: 'cancelled',
+      segments: [{ state: 'running', fromSeq: 1, fromTs: T0, toSeq: 2, toTs: T0 + 20 }],
+      end: { state: 'cancelled', seq: 2, ts: T0 + 20, reason: 'abort' },
+      marks: [{ kind: 'exited', seq: 5, ts: T0 + 60, text: 'body exited' }],
+    })
+    expect(drawLane(stubborn, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[==x---     ]')
+  })
+
+  it('an abandoned body: slot held (-), released at A, still running (:) until it exits', () => {
+    const abandoned = lane({
+      state: 'cancelled',
+      segments: [{ state: 'running', fromSeq: 1, fromTs: T0, toSeq: 2, toTs: T0 + 20 }],
+      end: { state: 'cancelled', seq: 2, ts: T0 + 20, reason: 'abort' },
+      marks: [
+        { kind: 'abandoned', seq: 3, ts: T0 + 50, text: 'body abandoned: slot released' },
+        { kind: 'exited', seq: 6, ts: T0 + 80, text: 'abandoned body exited' },
+      ],
+    })
+    expect(drawLane(abandoned, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[==x--A::   ]')
+    expect(BODY_GLYPHS).toEqual({ holding: '-', abandoned: 'A', loose: ':' })
+  })
+
+  it('an abandoned body that never exits runs loose to the right edge', () => {
+    const forever = lane({
+      state: 'cancelled',
+      segments: [{ state: 'running', fromSeq: 1, fromTs: T0, toSeq: 2, toTs: T0 + 20 }],
+      end: { state: 'cancelled', seq: 2, ts: T0 + 20, reason: 'abort' },
+      marks: [{ kind: 'abandoned', seq: 3, ts: T0 + 50, text: 'body abandoned: slot released' }],
+    })
+    expect(drawLane(forever, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[==x--A:::::]')
   })
 })

@@ -49,4 +49,42 @@ export interface Backend {
   readonly queued: number
   /** Jobs started and not yet released. */
   readonly running: number
+  /**
+   * Capability `setConcurrency`: changes the slot limit while jobs run. A
+   * higher limit starts waiting jobs before it returns; a lower one only
+   * stops new starts until `running` is below it. Needed by
+   * `setConcurrency(runtime, n)`.
+   */
+  setConcurrency?(limit: number): void
+  /**
+   * Capability `setGate` (with `wake`): before every start the backend asks
+   * `gate.tryStart()`; when it answers `false` the job stays queued, in
+   * order, until `wake()`. `undefined` removes the gate. Needed by
+   * `pause(runtime)` and `createRuntime({ rateLimit })`.
+   */
+  setGate?(gate: StartGate | undefined): void
+  /** Starts whatever may start now: the kernel calls it when a gate reopens. Goes with `setGate`. */
+  wake?(): void
+  /**
+   * Capability `dropCandidate`: the queued job to drop first when the queue
+   * is full — the longest-waiting job of the lowest priority. It stays
+   * queued: the kernel cancels its task, which withdraws it. Needed by
+   * `createRuntime({ maxQueued, overflow: 'drop-oldest' })`.
+   */
+  dropCandidate?(): BackendJob | undefined
+}
+
+/**
+ * What a backend with the `setGate` capability asks before each start: the
+ * runtime's pause switch and rate limit, as one question.
+ *
+ * @example
+ * ```ts
+ * const closed: StartGate = { tryStart: () => false } // nothing starts until the gate is removed
+ * backend.setGate?.(closed)
+ * ```
+ */
+export interface StartGate {
+  /** Whether one job may start now. `true` spends a start (a rate limit counts it), so ask only when about to start one. */
+  tryStart(): boolean
 }

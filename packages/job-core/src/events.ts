@@ -31,7 +31,10 @@ export interface RuntimeEventMap {
     attempt: number
   }
   'task:retry': { taskId: number; attempt: number; delay: number; error: unknown }
-  'task:exited': { taskId: number; threw?: unknown }
+  /** `abandoned: true` when `abandonAfter` had already released the body's slot. */
+  'task:exited': { taskId: number; threw?: unknown; abandoned?: true }
+  /** `createRuntime({ abandonAfter })` released the slot of a body that ignored its signal. */
+  'task:abandoned': { taskId: number }
   'runtime:shutdown': { phase: 'started' | 'escalated' | 'finished' }
   'runtime:listener-error': { error: unknown; eventType: string; eventSeq: number }
 }

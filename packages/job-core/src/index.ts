@@ -1,7 +1,15 @@
 export { assertKnownKeys } from './assert-known-keys.js'
-export type { Backend, BackendJob } from './backend.js'
+export type { Backend, BackendJob, StartGate } from './backend.js'
 export { cancelAll } from './cancel-all.js'
+export { cancelQueued } from './cancel-queued.js'
 export { type Clock, systemClock, type TimerHandle } from './clock.js'
+export type {
+  OverflowPolicy,
+  RateLimitOptions,
+  RunDefaults,
+  UnobservedErrorHandler,
+} from './control-options.js'
+export { counts, type RuntimeCounts } from './counts.js'
 export { type DebounceOptions, debounce } from './debounce.js'
 export {
   CancelledError,
@@ -23,6 +31,7 @@ export type {
 } from './events.js'
 export { hashKey, type Key } from './hash-key.js'
 export { inspect, type RuntimeInspection, type TaskSnapshot } from './inspect.js'
+export { isPaused, pause, resume } from './pause.js'
 export type { DispatchHandler, DispatchRequest, Plugin, PluginHost } from './plugin.js'
 export { createPriorityBackend, type PriorityBackendOptions } from './priority-backend.js'
 export { run } from './run.js'
@@ -32,6 +41,7 @@ export {
   RUNTIME_INSPECTOR_KEY,
   type RuntimeInspector,
 } from './runtime-inspector.js'
+export { setConcurrency } from './set-concurrency.js'
 export { settle } from './settle.js'
 export type { DebounceShaper, Shaper, ThrottleShaper } from './shaper.js'
 export {
@@ -61,4 +71,6 @@ export { createTaskTag, readTaskTag, type TaskTag, tagTaskFn } from './task-tag.
 export { createTestClock, type TestClock } from './test-clock.js'
 export { type ThrottleOptions, throttle } from './throttle.js'
 export { VERSION } from './version.js'
+export { whenIdle } from './when-idle.js'
+export { whenQueueBelow } from './when-queue-below.js'
 export { withShaper } from './with-shaper.js'

@@ -1,4 +1,4 @@
-import type { Backend, BackendJob } from './backend.js'
+import type { Backend, BackendJob, StartGate } from './backend.js'
 import { PriorityQueue } from './internal/priority-queue.js'
 import { validateConcurrency } from './internal/validate.js'
 
@@ -39,11 +39,12 @@ export function createPriorityBackend(options: PriorityBackendOptions = {}): Bac
 }
 
 class PriorityBackend implements Backend {
-  private readonly concurrency: number
+  private concurrency: number
   private readonly waiting = new PriorityQueue<BackendJob>()
   private readonly hooks: Array<() => void> = []
   private active = 0
   private pumping = false
+  private gate: StartGate | undefined = undefined
 
   constructor(concurrency: number) {
     this.concurrency = concurrency
@@ -61,7 +62,7 @@ class PriorityBackend implements Backend {
     const priority = job.priority
     // NaN is unordered: in the heap it would break the order of every other job.
     if (typeof priority !== 'number' || Number.isNaN(priority)) throw badPriority(priority)
-    if (this.waiting.size === 0 && this.active < this.concurrency) {
+    if (this.waiting.size === 0 && this.active < this.concurrency && this.admits()) {
       this.active++
       job.start()
       return
@@ -97,7 +98,7 @@ class PriorityBackend implements Backend {
     if (this.pumping) return
     this.pumping = true
     try {
-      while (this.active < this.concurrency) {
+      while (this.waiting.size > 0 && this.active < this.concurrency && this.admits()) {
         const job = this.waiting.shift()
         if (job === undefined) break
         this.active++
@@ -106,6 +107,28 @@ class PriorityBackend implements Backend {
     } finally {
       this.pumping = false
     }
+  }
+
+  setConcurrency(limit: number): void {
+    this.concurrency = limit
+    this.pump()
+  }
+
+  setGate(gate: StartGate | undefined): void {
+    this.gate = gate
+  }
+
+  wake(): void {
+    this.pump()
+  }
+
+  dropCandidate(): BackendJob | undefined {
+    return this.waiting.lowest()
+  }
+
+  // Asked only when a job is about to start: a gate that says yes has spent a start.
+  private admits(): boolean {
+    return this.gate === undefined || this.gate.tryStart()
   }
 }
 

@@ -18,6 +18,7 @@ export function settle<T>(task: Task<T>): Promise<Outcome<T>> {
   if (record === undefined) {
     throw new TypeError('settle(task): expected a task returned by run().')
   }
+  record.observed = true
   return new Promise((resolve) => {
     onSettled(record, (settled) => resolve(settled.outcome as Outcome<T>))
   })

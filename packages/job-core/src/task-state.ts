@@ -48,6 +48,7 @@ export type CancelReason =
   | 'dependency'
   | 'parent'
   | 'shutdown'
+  | 'overflow'
   | (string & {})
 
 const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['success', 'error', 'cancelled'])

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   cancelAll,
+  counts,
   createRuntime,
   createTestClock,
   debounce,
@@ -266,6 +267,21 @@ describe('model-based: random runs, keys, dependencies, children, timeouts, canc
             } else {
               await clock.advance(step.ms)
             }
+            // The kernel's counters agree with the tasks' own states after every step.
+            const live = tasks.filter((t) => !isTerminalState(t.state))
+            const queued = live.filter((t) => t.state === 'queued').length
+            const runningTasks = live.filter((t) => t.state === 'running').length
+            const c = counts(runtime)
+            if (
+              c.live !== live.length ||
+              c.queued !== queued ||
+              c.parked !== live.length - queued - runningTasks ||
+              c.exiting > c.running
+            ) {
+              violations.push(
+                `counts ${JSON.stringify(c)} vs live ${live.length}, queued ${queued}, running tasks ${runningTasks}`,
+              )
+            }
           }
           const done = shutdown(runtime, { mode: finalMode, deadline: 1_000 })
           await clock.runAll()
@@ -274,6 +290,7 @@ describe('model-based: random runs, keys, dependencies, children, timeouts, canc
 
           expect(illegal).toEqual([])
           expect(violations).toEqual([])
+          expect(counts(runtime)).toEqual({ live: 0, parked: 0, queued: 0, running: 0, exiting: 0 })
           // Slots: bodies measured inside never exceed the limit (cancelled bodies keep theirs).
           expect(peak).toBeLessThanOrEqual(concurrency)
           for (const task of tasks) {

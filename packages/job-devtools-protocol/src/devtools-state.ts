@@ -8,7 +8,8 @@ import type { WireValue } from './wire-value.js'
  * - `created`: `task:created`.
  * - `transition`: `task:transition` (`from` → `to`, with `reason`, `cancelledBy`, `error`).
  * - `retry`: `task:retry`.
- * - `exited`: `task:exited` (a cancelled body finally left).
+ * - `exited`: `task:exited` (a cancelled body finally left; `abandoned` when its slot had been released already).
+ * - `abandoned`: `task:abandoned` (the runtime released the slot of a body that ignored its signal).
  * - `reuse` / `restart` / `queued` / `orphaned-intent`: what a coordinator did with this intent.
  * - `snapshot`: a `session:snapshot` showed a state this timeline had not seen.
  * - `lost`: a snapshot no longer listed this live task; it ended unobserved (during a gap).
@@ -44,7 +45,9 @@ export type TimelineEntry =
       readonly seq: number
       readonly ts: number
       readonly threw?: WireValue
+      readonly abandoned?: true
     }
+  | { readonly kind: 'abandoned'; readonly seq: number; readonly ts: number }
   | {
       readonly kind: 'reuse'
       readonly seq: number

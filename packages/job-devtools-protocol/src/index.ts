@@ -32,10 +32,12 @@ export {
   type SessionHelloEvent,
   type SessionSnapshotEvent,
   type SnapshotTask,
+  type TaskAbandonedEvent,
   type TaskCreatedEvent,
   type TaskExitedEvent,
   type TaskRetryEvent,
   type TaskTransitionEvent,
+  type WireCancelReason,
   type WireEvent,
   type WireTaskState,
 } from './protocol-events.js'

@@ -23,6 +23,28 @@ export type WireTaskState =
   | (string & {})
 
 /**
+ * Why a task was cancelled, as sent on the wire: the kernel's `CancelReason`
+ * values, open to reasons plugins or a newer kernel add. `overflow` is new in
+ * minor 1 (`createRuntime({ maxQueued })`).
+ *
+ * @example
+ * ```ts
+ * const reason: WireCancelReason = 'overflow'
+ * ```
+ */
+export type WireCancelReason =
+  | 'abort'
+  | 'dedupe'
+  | 'exhaust-dropped'
+  | 'orphaned-intent'
+  | 'superseded'
+  | 'dependency'
+  | 'parent'
+  | 'shutdown'
+  | 'overflow'
+  | (string & {})
+
+/**
  * What a producer supports, listed in `session:hello`.
  *
  * - `request-snapshot`: it answers a `{ type: 'request-snapshot' }` control message.
@@ -159,7 +181,7 @@ export interface TaskTransitionEvent {
   readonly from: WireTaskState
   readonly to: WireTaskState
   /** The cancel reason, when `to` is `cancelled`. */
-  readonly reason?: string
+  readonly reason?: WireCancelReason
   /** The task whose coordination or shaping caused this cancellation. */
   readonly cancelledBy?: number
   /** The encoded error, when `to` is `error` (or the cancellation has one). */
@@ -200,6 +222,23 @@ export interface TaskExitedEvent {
   readonly taskId: number
   /** What the body threw on its way out, encoded. */
   readonly threw?: WireValue
+  /** Minor 1: `abandonAfter` had already released the body's slot (see {@link TaskAbandonedEvent}). */
+  readonly abandoned?: true
+}
+
+/**
+ * Minor 1. A cancelled or timed-out body ignored its signal for
+ * `abandonAfter` ms: the runtime released its slot without it. Its eventual
+ * exit is a `task:exited` with `abandoned: true`.
+ *
+ * @example
+ * ```ts
+ * const abandoned: TaskAbandonedEvent = { type: 'task:abandoned', taskId: 1 }
+ * ```
+ */
+export interface TaskAbandonedEvent {
+  readonly type: 'task:abandoned'
+  readonly taskId: number
 }
 
 /**
@@ -327,6 +366,7 @@ export type ProtocolEvent =
   | CoordinationOrphanedIntentEvent
   | RuntimeShutdownEvent
   | RuntimeListenerErrorEvent
+  | TaskAbandonedEvent
 
 /**
  * Any other runtime event (a plugin's or a user's custom diagnostic), passed
@@ -370,6 +410,7 @@ export const PROTOCOL_EVENT_TYPES: readonly ProtocolEvent['type'][] = Object.fre
   'task:transition',
   'task:retry',
   'task:exited',
+  'task:abandoned',
   'coordination:reuse',
   'coordination:restart',
   'coordination:queued',

@@ -152,12 +152,17 @@ function handle(draft: SessionDraft, e: Fields & { readonly type: string }, at: 
     case 'task:exited': {
       const taskId = e.taskId
       if (!isId(taskId)) return false
-      draft.entry(
-        taskId,
+      const exited: Extract<TimelineEntry, { kind: 'exited' }> =
         e.threw === undefined
           ? { kind: 'exited', ...at }
-          : { kind: 'exited', ...at, threw: e.threw as WireValue },
-      )
+          : { kind: 'exited', ...at, threw: e.threw as WireValue }
+      draft.entry(taskId, e.abandoned === true ? { ...exited, abandoned: true } : exited)
+      return true
+    }
+    case 'task:abandoned': {
+      const taskId = e.taskId
+      if (!isId(taskId)) return false
+      draft.entry(taskId, { kind: 'abandoned', ...at })
       return true
     }
     case 'coordination:reuse':

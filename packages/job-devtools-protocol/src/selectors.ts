@@ -27,7 +27,15 @@ export interface LaneSegment {
  * ```
  */
 export interface LaneMark {
-  readonly kind: 'retry' | 'exited' | 'reuse' | 'restart' | 'queued' | 'orphaned-intent' | 'lost'
+  readonly kind:
+    | 'retry'
+    | 'exited'
+    | 'abandoned'
+    | 'reuse'
+    | 'restart'
+    | 'queued'
+    | 'orphaned-intent'
+    | 'lost'
   readonly seq: number
   readonly ts: number
   /** A short human-readable description. */
@@ -196,7 +204,20 @@ function toLane(task: TaskTimeline): Lane {
         })
         break
       case 'exited':
-        marks.push({ kind: 'exited', seq: entry.seq, ts: entry.ts, text: 'body exited' })
+        marks.push({
+          kind: 'exited',
+          seq: entry.seq,
+          ts: entry.ts,
+          text: entry.abandoned === true ? 'abandoned body exited' : 'body exited',
+        })
+        break
+      case 'abandoned':
+        marks.push({
+          kind: 'abandoned',
+          seq: entry.seq,
+          ts: entry.ts,
+          text: 'body abandoned: slot released',
+        })
         break
       case 'reuse':
         marks.push({

@@ -11,9 +11,10 @@
  * }
  * ```
  */
-export const PROTOCOL_VERSION: { readonly major: 1; readonly minor: 0 } = Object.freeze({
+export const PROTOCOL_VERSION: { readonly major: 1; readonly minor: 1 } = Object.freeze({
   major: 1,
-  minor: 0,
+  // 1.1: `task:abandoned`, `task:exited.abandoned`, the `overflow` cancel reason.
+  minor: 1,
 })
 
 /**

@@ -14,6 +14,7 @@ import {
   createInProcessTransport,
   type Envelope,
   lanes,
+  PROTOCOL_VERSION,
   reduceAll,
   session,
   type Transport,
@@ -59,7 +60,11 @@ describe('connectDevtools', () => {
       seq: 1,
       ts: 1_010,
       src: { runtime: 'app', lib: `@vega/job-core@${VERSION}` },
-      e: { type: 'session:hello', minor: 0, capabilities: ['request-snapshot', 'stacks'] },
+      e: {
+        type: 'session:hello',
+        minor: PROTOCOL_VERSION.minor,
+        capabilities: ['request-snapshot', 'stacks'],
+      },
     })
     expect(received[1]?.e).toEqual({
       type: 'session:snapshot',

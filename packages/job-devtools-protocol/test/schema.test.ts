@@ -40,13 +40,15 @@ describe('protocol.json', () => {
     expect(formatSchema(generateProtocolSchema({ [file]: retyped }))).not.toBe(committedText)
 
     const version = readFileSync(join(PACKAGE_DIR, 'src/version.ts'), 'utf8')
+    const current = PROTOCOL_VERSION.minor
+    const next = current + 1
     const bumped = version
-      .replace('readonly minor: 0', 'readonly minor: 1')
-      .replace('minor: 0,', 'minor: 1,')
+      .replace(`readonly minor: ${current}`, `readonly minor: ${next}`)
+      .replace(`minor: ${current},`, `minor: ${next},`)
     expect(bumped).not.toBe(version)
     expect(generateProtocolSchema({ 'src/version.ts': bumped }).version).toEqual({
       major: 1,
-      minor: 1,
+      minor: next,
     })
   })
 

@@ -46,4 +46,13 @@ export class ArrayQueue<T> {
     this.items = kept
     this.head = 0
   }
+
+  /** The first entry, from the head, that `match` accepts. */
+  find(match: (item: T) => boolean): T | undefined {
+    for (let i = this.head; i < this.items.length; i++) {
+      const item = this.items[i] as T
+      if (match(item)) return item
+    }
+    return undefined
+  }
 }

@@ -19,10 +19,11 @@ export class AttemptJob implements BackendJob {
   readonly #advance: Advance
   /**
    * `waiting` for a slot; `started` once the backend granted one and the
-   * kernel took it; `exited` once the body left (returned, threw, or never
-   * entered because the task ended first).
+   * kernel took it; `abandoned` once `abandonAfter` released its slot while
+   * the body still runs; `exited` once the body left (returned, threw, or
+   * never entered because the task ended first).
    */
-  phase: 'waiting' | 'started' | 'exited' = 'waiting'
+  phase: 'waiting' | 'started' | 'abandoned' | 'exited' = 'waiting'
   /** The `timeout.queue` timer while waiting, then the `timeout.attempt` timer while running. */
   timer: TimerHandle | undefined = undefined
   context: TaskContextImpl | undefined = undefined

@@ -90,6 +90,28 @@ export class BinaryHeap<T> {
     }
   }
 
+  /**
+   * The entry that would come out last among those `live` accepts: the lowest
+   * priority, and within it the earliest arrival. O(n); for rare callers
+   * (dropping the oldest of the lowest on overflow).
+   */
+  last(live: (item: T) => boolean): T | undefined {
+    const { items, priorities, arrivals } = this
+    let found = -1
+    for (let i = 0; i < items.length; i++) {
+      if (!live(items[i] as T)) continue
+      if (
+        found === -1 ||
+        (priorities[i] as number) < (priorities[found] as number) ||
+        ((priorities[i] as number) === (priorities[found] as number) &&
+          (arrivals[i] as number) < (arrivals[found] as number))
+      ) {
+        found = i
+      }
+    }
+    return found === -1 ? undefined : items[found]
+  }
+
   /** Drops every entry. */
   clear(): void {
     this.items.length = 0

@@ -1,4 +1,5 @@
 import type { CancelReason } from '../task-state.js'
+import { armAbandon } from './abandon.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import { finish } from './stages/settle.js'
 import { extrasOf } from './task-extras.js'
@@ -48,6 +49,7 @@ export function abortRunning(task: TaskRecord, reason: unknown): void {
   // The body keeps its slot until it leaves; until then the task has not exited.
   extrasOf(task).staleBodies++
   job.abandon(reason)
+  armAbandon(task, job)
 }
 
 /** The first settle callback of a parent: its children end with it, reason `parent`. */

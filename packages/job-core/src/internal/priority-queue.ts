@@ -70,6 +70,12 @@ export class PriorityQueue<T> {
     return undefined
   }
 
+  /** The longest-waiting live entry of the lowest priority (what `drop-oldest` drops), or `undefined`. O(n). */
+  lowest(): T | undefined {
+    const live = (item: T) => this.stale === 0 || !this.removed.has(item)
+    return this.heap.size > 0 ? this.heap.last(live) : this.fifo.find(live)
+  }
+
   /**
    * Marks a waiting entry removed. The caller guarantees `item` was pushed and
    * not yet shifted; removing it twice is a no-op.

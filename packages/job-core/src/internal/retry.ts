@@ -28,29 +28,34 @@ export function defaultRetryDelay(attempt: number, random: () => number): number
   return Math.floor(random() * ceiling)
 }
 
+/** Names the option in errors: `where()` is the retry option itself, `where('delay')` one of its fields. */
+export type OptionName = (field?: string) => string
+
+const RUN_RETRY: OptionName = (field) =>
+  field === undefined ? 'run(…, { retry })' : `run(…, { retry: { ${field} } })`
+
 export function resolveRetry(
   retry: number | RetryPolicy | undefined,
-  fn: 'run' | 'ctx.run' = 'run',
+  where: OptionName = RUN_RETRY,
 ): ResolvedRetry | undefined {
   if (retry === undefined) return undefined
   const policy: RetryPolicy = typeof retry === 'number' ? { attempts: retry } : retry
   if (policy === null || typeof policy !== 'object') {
     throw new TypeError(
-      `${fn}(…, { retry }): retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describeValue(retry)}.`,
+      `${where()}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describeValue(retry)}.`,
     )
   }
-  assertKnownKeys(`${fn}(…, { retry })`, policy, RETRY_KEYS)
+  assertKnownKeys(where(), policy, RETRY_KEYS)
   const { attempts, delay, retryIf } = policy
   if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
     throw new RangeError(
-      `${fn}(…, { retry }): attempts must be an integer ≥ 1 (the first attempt included), got ${describeValue(attempts)}.`,
+      `${where()}: attempts must be an integer ≥ 1 (the first attempt included), got ${describeValue(attempts)}.`,
     )
   }
-  if (delay !== undefined && typeof delay !== 'function')
-    validateMs(delay, `${fn}(…, { retry: { delay } })`)
+  if (delay !== undefined && typeof delay !== 'function') validateMs(delay, where('delay'))
   if (retryIf !== undefined && typeof retryIf !== 'function') {
     throw new TypeError(
-      `${fn}(…, { retry: { retryIf } }): retryIf must be a function (error, attempt) => boolean, got ${describeValue(retryIf)}.`,
+      `${where('retryIf')}: retryIf must be a function (error, attempt) => boolean, got ${describeValue(retryIf)}.`,
     )
   }
   if (attempts === 1) return undefined
@@ -108,4 +113,17 @@ export function parkForRetry(
     if (extras.staleBodies > 0) extras.retryAfterStale = retry
     else retry()
   }, delay)
+}
+
+/**
+ * A body that no longer decided its task (cancelled, timed out) left or was
+ * abandoned: a retry that waited for it may now queue.
+ */
+export function staleBodyLeft(task: TaskRecord): void {
+  const extras = task.extras!
+  if (--extras.staleBodies === 0 && extras.retryAfterStale !== undefined) {
+    const retry = extras.retryAfterStale
+    extras.retryAfterStale = undefined
+    retry()
+  }
 }

@@ -1,6 +1,7 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import type { RunOptions } from '../task.js'
-import { type ResolvedRetry, resolveRetry } from './retry.js'
+import type { ResolvedDefaults } from './resolve-control.js'
+import { type OptionName, type ResolvedRetry, resolveRetry } from './retry.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
@@ -60,7 +61,7 @@ export function resolveRunOptions(
   options: RunOptions | undefined,
   fn: 'run' | 'ctx.run',
 ): ResolvedRunOptions {
-  if (options === undefined) return DEFAULT_RUN_OPTIONS
+  if (options === undefined) return core.defaultRunOptions
   const call = fn === 'run' ? 'run(runtime, taskFn, options)' : 'ctx.run(taskFn, options)'
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`${call}: options must be an object, got ${describeValue(options)}.`)
@@ -91,13 +92,15 @@ export function resolveRunOptions(
       `${fn}(…, { priority }): priority must be a finite number, got ${describeValue(priority)}.`,
     )
   }
+  const defaults = core.control.defaults
+  const timeouts = timeout === undefined ? undefined : resolveTimeouts(timeout, runTimeoutName(fn))
   return Object.freeze({
     label,
-    priority: priority ?? 0,
+    priority: priority ?? defaults?.priority ?? 0,
     signal,
     dependsOn: dependsOn === undefined ? undefined : checkDependencies(core, dependsOn, fn),
-    timeouts: timeout === undefined ? undefined : resolveTimeouts(timeout, fn),
-    retry: resolveRetry(retry, fn),
+    timeouts: defaults === undefined ? timeouts : mergeTimeouts(timeouts, defaults.timeouts),
+    retry: retry === undefined ? defaults?.retry : resolveRetry(retry, runRetryName(fn)),
     given: options,
   })
 }
@@ -114,23 +117,54 @@ const IS_RUN_OPTION: Record<string, true | undefined> = Object.assign(
 
 const TIMEOUT_KEYS = ['attempt', 'total', 'queue'] as const
 
-function resolveTimeouts(timeout: unknown, fn: string): Timeouts {
+const runRetryName =
+  (fn: string): OptionName =>
+  (field) =>
+    field === undefined ? `${fn}(…, { retry })` : `${fn}(…, { retry: { ${field} } })`
+
+const runTimeoutName =
+  (fn: string): OptionName =>
+  (field) =>
+    field === undefined ? `${fn}(…, { timeout })` : `${fn}(…, { timeout: { ${field} } })`
+
+/** A call's own limits over the runtime's defaults, field by field. */
+function mergeTimeouts(own: Timeouts | undefined, defaults: Timeouts | undefined) {
+  if (own === undefined || defaults === undefined) return own ?? defaults
+  return {
+    attempt: own.attempt ?? defaults.attempt,
+    total: own.total ?? defaults.total,
+    queue: own.queue ?? defaults.queue,
+  }
+}
+
+/** The options of a call that gives none, on a runtime with `defaults`. */
+export function defaultRunOptionsFor(defaults: ResolvedDefaults | undefined): ResolvedRunOptions {
+  if (defaults === undefined) return DEFAULT_RUN_OPTIONS
+  return Object.freeze({
+    ...DEFAULT_RUN_OPTIONS,
+    priority: defaults.priority ?? 0,
+    timeouts: defaults.timeouts,
+    retry: defaults.retry,
+  })
+}
+
+export function resolveTimeouts(timeout: unknown, where: OptionName): Timeouts {
   if (typeof timeout === 'number') {
     return {
-      attempt: validateMs(timeout, `${fn}(…, { timeout })`),
+      attempt: validateMs(timeout, where()),
       total: undefined,
       queue: undefined,
     }
   }
   if (timeout === null || typeof timeout !== 'object') {
     throw new TypeError(
-      `${fn}(…, { timeout }): timeout must be ms per attempt or { attempt?, total?, queue? }, got ${describeValue(timeout)}.`,
+      `${where()}: timeout must be ms per attempt or { attempt?, total?, queue? }, got ${describeValue(timeout)}.`,
     )
   }
-  assertKnownKeys(`${fn}(…, { timeout })`, timeout, TIMEOUT_KEYS)
+  assertKnownKeys(where(), timeout, TIMEOUT_KEYS)
   const { attempt, total, queue } = timeout as Record<string, unknown>
   const pick = (ms: unknown, name: string) =>
-    ms === undefined ? undefined : validateMs(ms, `${fn}(…, { timeout: { ${name} } })`)
+    ms === undefined ? undefined : validateMs(ms, where(name))
   return {
     attempt: pick(attempt, 'attempt'),
     total: pick(total, 'total'),

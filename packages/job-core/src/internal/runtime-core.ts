@@ -8,14 +8,20 @@ import type { Shaper } from '../shaper.js'
 import type { ShutdownMode } from '../shutdown.js'
 import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { TaskTag } from '../task-tag.js'
+import { requireCapability } from './backend-capability.js'
+import type { QueueWaiter } from './counters.js'
 import { createTask } from './create-task.js'
 import { RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
 import { installPlugin } from './plugin-host.js'
-import { resolveRunOptions } from './run-options.js'
+import { RateLimiter } from './rate-limit.js'
+import { type ResolvedControl, resolveControl } from './resolve-control.js'
+import { defaultRunOptionsFor, type ResolvedRunOptions, resolveRunOptions } from './run-options.js'
 import type { ShutdownState } from './shutdown-state.js'
 import type { ShaperWindow } from './stages/shape.js'
+import { KernelGate } from './start-gate.js'
 import type { TaskRecord } from './task-record.js'
+import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
 
 let runtimeCount = 0
@@ -27,6 +33,12 @@ const RUNTIME_OPTION_KEYS: readonly (keyof RuntimeOptions)[] = [
   'plugins',
   'clock',
   'random',
+  'defaults',
+  'rateLimit',
+  'maxQueued',
+  'overflow',
+  'abandonAfter',
+  'onUnobservedError',
 ]
 
 /** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
@@ -55,6 +67,20 @@ export class RuntimeCore implements Runtime {
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void> = []
   private idleWaiters: Array<() => void> = []
+  /** The runtime-control options of createRuntime, checked. */
+  readonly control: ResolvedControl
+  /** What a `run()` without options resolves to (the runtime's defaults, or none). */
+  readonly defaultRunOptions: ResolvedRunOptions
+  /** Tasks in `queued` / in `running` (kept by `countMove`, read by `counts()`). */
+  queuedTasks = 0
+  runningTasks = 0
+  /** Bodies holding a slot whose task has already ended. */
+  exitingBodies = 0
+  queueWaiters: QueueWaiter[] | undefined = undefined
+  /** Installed in the backend while paused or rate-limited. */
+  gate: KernelGate | undefined = undefined
+  /** Failed tasks waiting one macrotask to see whether anyone observes them. */
+  unobserved: TaskRecord[] | undefined = undefined
 
   constructor(options: RuntimeOptions) {
     if (options === null || typeof options !== 'object') {
@@ -78,6 +104,8 @@ export class RuntimeCore implements Runtime {
     }
     this.clockOrigin = this.clock.now()
     this.random = options.random ?? Math.random
+    this.control = resolveControl(options, reportUnobservedToConsole)
+    this.defaultRunOptions = defaultRunOptionsFor(this.control.defaults)
     if (options.backend !== undefined && options.concurrency !== undefined) {
       throw new TypeError(
         'createRuntime: pass either `concurrency` or a `backend`, not both; give the limit to the backend.',
@@ -96,6 +124,21 @@ export class RuntimeCore implements Runtime {
       )
     }
     for (const plugin of plugins) installPlugin(this, plugin)
+    this.armControl()
+  }
+
+  /** Checks the backend offers what the control options need (after plugins wrapped it) and arms the rate limit. */
+  private armControl(): void {
+    const { rateLimit, overflow } = this.control
+    if (overflow === 'drop-oldest') {
+      requireCapability(this.backend, 'dropCandidate', "createRuntime({ overflow: 'drop-oldest' })")
+    }
+    if (rateLimit === undefined) return
+    requireCapability(this.backend, 'setGate', 'createRuntime({ rateLimit })')
+    const { limit, interval, window } = rateLimit
+    const limiter = new RateLimiter(limit, interval, window, this.clock, () => this.backend.wake!())
+    this.gate = new KernelGate(limiter)
+    this.backend.setGate!(this.gate)
   }
 
   /** `run()` and `ctx.run()`: resolve the options, create the task, run its pipeline. */

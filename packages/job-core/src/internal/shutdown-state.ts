@@ -4,6 +4,7 @@ import type { TerminalState } from '../task-state.js'
 import { cancelTask } from './cancellation.js'
 import { nextMacrotask } from './macrotask.js'
 import type { RuntimeCore } from './runtime-core.js'
+import { liftPause } from './start-gate.js'
 
 /**
  * One runtime's shutdown, from the first `shutdown()` call to its report.
@@ -34,6 +35,8 @@ export class ShutdownState {
     runtime.bus.emit({ type: 'runtime:shutdown', phase: 'started' })
     this.notify()
     if (this.mode === 'cancel') this.cancelEverything()
+    // A drain runs queued work to the end: a paused runtime would never finish.
+    else liftPause(runtime)
     this.armDeadline(deadline)
     runtime.whenIdle(() => void this.finish())
   }
@@ -63,6 +66,11 @@ export class ShutdownState {
         this.errors.push(error)
       }
     }
+  }
+
+  /** `abandonAfter` let go of a body while the shutdown ran: the report counts it. */
+  bodyAbandoned(): void {
+    if (!this.finished) this.abandoned++
   }
 
   taskSettled(status: TerminalState): void {
@@ -95,7 +103,7 @@ export class ShutdownState {
   private async abandonStragglers(): Promise<void> {
     await nextMacrotask()
     if (this.finished) return
-    this.abandoned = this.runtime.runningBodies
+    this.abandoned += this.runtime.runningBodies
     await this.finish()
   }
 

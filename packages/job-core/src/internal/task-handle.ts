@@ -48,6 +48,7 @@ export class TaskHandle<T> implements Task<T> {
   }
 
   get promise(): Promise<T> {
+    this.#task.observed = true
     return callerPromise(this.#task) as Promise<T>
   }
 

@@ -6,6 +6,7 @@ import type { AttemptJob } from './attempt-job.js'
 import { readBindings, type TaskBindings } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import type { ContextCarrier } from './context-carrier.js'
+import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import type { StageIndex } from './stages/stage.js'
@@ -65,6 +66,8 @@ export class TaskRecord {
   /** The async context of `run()`, kept for a body that starts later. */
   carrier: ContextCarrier<AttemptJob | EndedWaiting> | undefined = undefined
   extras: TaskExtras | undefined = undefined
+  /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
+  observed = false
 
   constructor(core: RuntimeCore, taskFn: TaskFn<unknown>, options: ResolvedRunOptions) {
     this.id = core.nextTaskId++
@@ -123,6 +126,7 @@ export class TaskRecord {
     }
     this.state = to
     const core = this.core
+    countMove(core, from, to)
     const at = core.clock.now()
     this.sinceOffset = at - core.clockOrigin
     const bus = core.bus

@@ -86,8 +86,13 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
       if (!isInt(e.taskId)) return undefined
       return withOptional(
         { type: 'task:exited' as const, taskId: e.taskId },
-        { threw: 'threw' in e ? toWire(e.threw, context.wire) : undefined },
+        {
+          threw: 'threw' in e ? toWire(e.threw, context.wire) : undefined,
+          abandoned: e.abandoned === true ? (true as const) : undefined,
+        },
       )
+    case 'task:abandoned':
+      return isInt(e.taskId) ? { type: 'task:abandoned', taskId: e.taskId } : undefined
     case 'coordination:reuse':
       return coordination(e, (base) =>
         isInt(e.peerId) ? { type: 'coordination:reuse', ...base, peerId: e.peerId } : undefined,

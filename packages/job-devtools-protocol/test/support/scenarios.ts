@@ -17,6 +17,7 @@ import {
   createTestClock,
   type Plugin,
   type Runtime,
+  type RuntimeOptions,
   run,
   settle,
   type Task,
@@ -29,6 +30,7 @@ import {
   createInProcessTransport,
   createNdjsonTransport,
   type DevtoolsState,
+  type Envelope,
   type InProcessTransport,
   initialState,
   reduceAll,
@@ -37,6 +39,25 @@ import {
 
 /** Pinned: released fixtures are never edited, so they keep the version that recorded them. */
 export const RECORDED_LIB = '@vega/job-devtools-protocol@1.0.0'
+/**
+ * Pinned like `src.lib`: the fixtures released with minor 0 keep the
+ * `session:hello` minor that recorded them; newer ones carry the current one.
+ */
+const RELEASED_AT_MINOR_0: ReadonlySet<string> = new Set([
+  'dedupe',
+  'restart',
+  'serialize',
+  'exhaust',
+  'error-cyclic-cause',
+  'overflow-gap',
+])
+
+function pinMinor(batch: readonly Envelope[], minor: number): readonly Envelope[] {
+  return batch.map((envelope) =>
+    envelope.e.type === 'session:hello' ? { ...envelope, e: { ...envelope.e, minor } } : envelope,
+  ) as readonly Envelope[]
+}
+
 /** The body duration of the four-calls scenarios (coordination.md §5). */
 export const D = 100
 
@@ -58,9 +79,10 @@ function open(
   name: string,
   plugins: readonly Plugin[],
   options: Partial<ConnectDevtoolsOptions> = {},
+  runtimeOptions: RuntimeOptions = {},
 ): Session {
   const clock = createTestClock({ now: 0 })
-  const runtime = createRuntime({ clock, name: `golden-${name}`, plugins })
+  const runtime = createRuntime({ ...runtimeOptions, clock, name: `golden-${name}`, plugins })
   const sid = `golden-${name}`
   let ndjson = ''
   let live = initialState()
@@ -72,7 +94,8 @@ function open(
   })
   // Both ends see every batch; control messages come from the live side.
   const tee: Transport = {
-    send(batch) {
+    send(sent) {
+      const batch = RELEASED_AT_MINOR_0.has(name) ? pinMinor(sent, 0) : sent
       recorder.send(batch)
       control.send(batch)
     },
@@ -151,6 +174,37 @@ async function overflowWithGap(): Promise<Recording> {
   return session.finish()
 }
 
+/** Minor 1: a cancelled body ignores its signal; `abandonAfter` releases its slot, then it exits. */
+async function abandonedBody(): Promise<Recording> {
+  const session = open('abandoned', [], {}, { concurrency: 1, abandonAfter: 50 })
+  let exit!: () => void
+  const stubborn = run(session.runtime, () => new Promise<void>((resolve) => (exit = resolve)), {
+    label: 'ignores its signal',
+  })
+  const next = run(session.runtime, () => 'next', { label: 'waits for the slot' })
+  stubborn.cancel()
+  await session.clock.advance(50)
+  await settle(next)
+  await session.clock.advance(25)
+  exit()
+  await settle(stubborn)
+  await session.clock.advance(25)
+  return session.finish()
+}
+
+/** Minor 1: a full queue cancels with reason `overflow`, both policies. */
+async function overflowCancel(): Promise<Recording> {
+  const session = open('overflow-reason', [], {}, { concurrency: 1, maxQueued: 1 })
+  const tasks = [
+    run(session.runtime, body(1), { label: 'running' }),
+    run(session.runtime, body(2), { label: 'queued' }),
+    run(session.runtime, body(3), { label: 'refused' }),
+  ]
+  await session.clock.advance(2 * D)
+  await Promise.all(tasks.map((task) => settle(task)))
+  return session.finish()
+}
+
 /** Every golden scenario, by fixture name. */
 export const SCENARIOS: Readonly<Record<string, () => Promise<Recording>>> = {
   dedupe: () => fourCalls('dedupe', dedupeCoordinator, D),
@@ -159,4 +213,6 @@ export const SCENARIOS: Readonly<Record<string, () => Promise<Recording>>> = {
   exhaust: () => fourCalls('exhaust', exhaustCoordinator, D),
   'error-cyclic-cause': errorWithCyclicCause,
   'overflow-gap': overflowWithGap,
+  abandoned: abandonedBody,
+  'overflow-reason': overflowCancel,
 }

@@ -1,4 +1,11 @@
-import { type Backend, type BackendJob, readTaskTag, type Task, type TaskFn } from '@vega/job-core'
+import {
+  type Backend,
+  type BackendJob,
+  readTaskTag,
+  type StartGate,
+  type Task,
+  type TaskFn,
+} from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from '../aggregate-scheduler-supplier.js'
 import { toGroupKey } from '../group-key.js'
 import type { NamedAggregate } from '../named-aggregate.js'
@@ -259,6 +266,25 @@ export class AggregateBackend implements Backend {
     this.inner.preCancel()
   }
 
+  // Runtime control (pause, rateLimit, setConcurrency) goes to the inner
+  // backend: it owns the slots and starts every job, bound ones once their
+  // lane forwards them. `dropCandidate` is declined (no method): a bound job's
+  // place is in its group's order, and dropping one would reorder the group.
+  setConcurrency(limit: number): void {
+    innerCapability(this.inner, 'setConcurrency')
+    this.inner.setConcurrency!(limit)
+  }
+
+  setGate(gate: StartGate | undefined): void {
+    innerCapability(this.inner, 'setGate')
+    this.inner.setGate!(gate)
+  }
+
+  wake(): void {
+    innerCapability(this.inner, 'wake')
+    this.inner.wake!()
+  }
+
   /** The turn's lane came: hand its job to the inner backend. */
   forward(turn: Turn, now?: number): void {
     turn.phase = 'forwarded'
@@ -406,4 +432,12 @@ export class AggregateBackend implements Backend {
     // which drains or cancels it; its group stays serial.
     scheduled.catch(() => this.forwardIfScheduled(turn))
   }
+}
+
+function innerCapability(inner: Backend, method: 'setConcurrency' | 'setGate' | 'wake'): void {
+  if (typeof inner[method] === 'function') return
+  throw new TypeError(
+    `installAggregateScheduling: the backend it wraps (${inner.constructor?.name ?? 'a custom backend'}) has no ${method}(), ` +
+      'so the aggregate backend cannot offer it either; give the runtime a backend that supports it (createPriorityBackend does).',
+  )
 }

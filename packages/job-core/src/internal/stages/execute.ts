@@ -1,8 +1,9 @@
+import { abandonedBodyExited, armAbandon } from '../abandon.js'
 import { AttemptJob, recordOfJob } from '../attempt-job.js'
 import { OWN_HANDED_OUT } from '../caller-promise.js'
 import { captureContext } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
-import { parkForRetry, retryDelay } from '../retry.js'
+import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
 import { TaskContextImpl } from '../task-context.js'
 import { extrasOf } from '../task-extras.js'
 import type { EndedWaiting, TaskRecord } from '../task-record.js'
@@ -69,6 +70,7 @@ export function enterBody(job: AttemptJob): void {
       job.timer = undefined
       if (task.job !== job) return
       context.abort(error)
+      armAbandon(task, job)
       attemptFailed(task, job, error)
     })
   }
@@ -96,21 +98,23 @@ export function enterBody(job: AttemptJob): void {
  */
 function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   if (job.phase === 'exited') return
+  const abandoned = job.phase === 'abandoned'
   job.phase = 'exited'
   job.clearTimer()
   const task = recordOfJob(job)
   const core = task.core
+  // Exiting: a body whose task had already ended (counts().exiting).
+  const exiting = task.outcome !== undefined
   if (task.job === job) {
     task.job = undefined
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
+  } else if (abandoned) {
+    // Its slot was released when it was abandoned.
+    abandonedBodyExited(task, value, threw)
+    return
   } else {
-    const extras = task.extras!
-    if (--extras.staleBodies === 0 && extras.retryAfterStale !== undefined) {
-      const retry = extras.retryAfterStale
-      extras.retryAfterStale = undefined
-      retry()
-    }
+    staleBodyLeft(task)
     if (job.context !== undefined && core.bus.active) {
       core.bus.emit(
         threw
@@ -120,6 +124,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
     }
   }
   core.runningBodies--
+  if (exiting) core.exitingBodies--
   bodyLeft(task)
   core.backend.release(job)
   core.checkIdle()

@@ -1,5 +1,6 @@
 import { AttemptJob } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
+import { overflowed } from '../overflow.js'
 import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { type Advance, EXECUTE, type StageResult } from './stage.js'
@@ -21,6 +22,11 @@ export function queue(task: TaskRecord, advance: Advance): StageResult {
       failTask(task, error)
     })
   }
-  task.core.backend.enqueue(job)
+  const core = task.core
+  core.backend.enqueue(job)
+  // Backpressure applies to new work only, once the backend has started what fits.
+  if (core.queuedTasks > core.control.maxQueued && task.state === 'queued' && task.attempt === 0) {
+    overflowed(task)
+  }
   return 'parked'
 }

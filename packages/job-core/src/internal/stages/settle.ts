@@ -1,6 +1,7 @@
 import type { Outcome } from '../../task.js'
 import { releaseHeldCaller, settleOwn } from '../caller-promise.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
+import { watchUnobserved } from '../unobserved-errors.js'
 
 /**
  * Every ending of a task, from whichever stage: the terminal transition,
@@ -15,6 +16,8 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
   task.outcome = outcome
   const core = task.core
   core.live.delete(task)
+  core.exitingBodies += task.extras?.staleBodies ?? 0
+  if (outcome.status === 'error') watchUnobserved(task)
   const extras = task.extras
   if (extras !== undefined) {
     if (extras.totalTimer !== undefined) {

@@ -65,6 +65,8 @@ export function shape(task: TaskRecord, advance: Advance): StageResult {
       // burst's promise, which this call will settle.
       open.pending = undefined
       letGoOfCaller(previous)
+      // The burst shares one promise: whoever observed a merged call observes the survivor.
+      if (previous.observed) task.observed = true
       cancelTask(previous, 'superseded', { cancelledBy: task.id })
     }
     holdAsPending(open, task)

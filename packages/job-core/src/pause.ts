@@ -1,0 +1,57 @@
+import { requireCapability } from './internal/backend-capability.js'
+import { toCore } from './internal/runtime-core.js'
+import { KernelGate, liftPause } from './internal/start-gate.js'
+import type { Runtime } from './runtime.js'
+
+/**
+ * Stops new bodies from starting: `run()` still admits, and tasks wait in
+ * `queued`; running bodies go on; retry delays and timers still run. Undo
+ * with {@link resume}. The backend must support `setGate` (the default one
+ * does); otherwise a `TypeError` names what is missing.
+ *
+ * @example
+ * ```ts
+ * pause(runtime)
+ * const task = run(runtime, work) // task.state === 'queued'
+ * resume(runtime) // task.state === 'running'
+ * ```
+ */
+export function pause(runtime: Runtime): void {
+  const core = toCore(runtime, 'pause(runtime)')
+  requireCapability(core.backend, 'setGate', 'pause(runtime)')
+  const gate = core.gate ?? new KernelGate(undefined)
+  if (gate.paused) return
+  // A wrapping backend may still refuse (its inner one lacks the capability): then nothing changed.
+  core.backend.setGate!(gate)
+  core.gate = gate
+  gate.paused = true
+}
+
+/**
+ * Lets a paused runtime start bodies again: whatever fits starts
+ * synchronously, before `resume` returns (priority, then FIFO). A no-op on a
+ * runtime that is not paused. A draining `shutdown` resumes a paused runtime
+ * too: it promises that queued work runs to the end.
+ *
+ * @example
+ * ```ts
+ * pause(runtime)
+ * run(runtime, work)
+ * resume(runtime) // work's body has started
+ * ```
+ */
+export function resume(runtime: Runtime): void {
+  liftPause(toCore(runtime, 'resume(runtime)'))
+}
+
+/**
+ * Whether {@link pause} holds the runtime.
+ *
+ * @example
+ * ```ts
+ * if (isPaused(runtime)) resume(runtime)
+ * ```
+ */
+export function isPaused(runtime: Runtime): boolean {
+  return toCore(runtime, 'isPaused(runtime)').gate?.paused === true
+}
