@@ -1,3 +1,4 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import type { Backend, BackendJob, StartGate } from './backend.js'
 import { PriorityQueue } from './internal/priority-queue.js'
 import { validateConcurrency } from './internal/validate.js'
@@ -34,7 +35,11 @@ export interface PriorityBackendOptions {
  * ```
  */
 export function createPriorityBackend(options: PriorityBackendOptions = {}): Backend {
-  const concurrency = validateConcurrency(options.concurrency, 'createPriorityBackend')
+  assertKnownKeys('createPriorityBackend(options)', options, ['concurrency'])
+  const concurrency = validateConcurrency(
+    options.concurrency,
+    'createPriorityBackend({ concurrency })',
+  )
   return new PriorityBackend(concurrency)
 }
 

@@ -80,7 +80,7 @@ const FORWARD: Readonly<Record<TaskState, readonly TaskState[]>> = {
 }
 
 /**
- * Whether the kernel may move a task from `from` to `to` (core.md §2). Any
+ * Whether the kernel may move a task from `from` to `to` (the table in the package README). Any
  * non-terminal state may also go to `cancelled` or `error`.
  *
  * @example

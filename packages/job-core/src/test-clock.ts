@@ -1,5 +1,7 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import type { Clock, TimerHandle } from './clock.js'
 import { nextMacrotask as flushPromises } from './internal/macrotask.js'
+import { describeValue } from './internal/validate.js'
 
 /**
  * A clock whose time moves only when told to. Pass it to `createRuntime({
@@ -39,10 +41,13 @@ interface FakeTimer {
  * clock.now() // 1700000000000
  * ```
  */
-export function createTestClock(options: { now?: number } = {}): TestClock {
+export function createTestClock(options: { now?: number | undefined } = {}): TestClock {
+  assertKnownKeys('createTestClock(options)', options, ['now'])
   let now = options.now ?? 0
   if (typeof now !== 'number' || !Number.isFinite(now))
-    throw new RangeError('createTestClock({ now }): now must be a finite number.')
+    throw new RangeError(
+      `createTestClock({ now }): now must be a finite number, got ${describeValue(now)}.`,
+    )
   let nextId = 1
   // Live timers by id; the heap may still hold cleared ones, skipped when they surface.
   const timers = new Map<number, FakeTimer>()

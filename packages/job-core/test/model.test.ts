@@ -313,8 +313,10 @@ describe('model-based: random runs, keys, dependencies, children, timeouts, canc
       ),
       { numRuns: runs },
     )
+    // Far below what a run reaches on average (timeouts, the rarest, about
+    // runs / 4), yet zero for a model that stopped reaching the kernel.
     for (const [what, count] of Object.entries(reached)) {
-      expect(count, `the model reached ${what}`).toBeGreaterThan(runs / 5)
+      expect(count, `the model reached ${what}`).toBeGreaterThan(runs / 15)
     }
   })
 })

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { type Clock, createRuntime, createTestClock, run, type TestClock } from '../src/index.js'
+import {
+  type Clock,
+  createPriorityBackend,
+  createRuntime,
+  createTestClock,
+  run,
+  type TestClock,
+} from '../src/index.js'
 
 describe('createTestClock', () => {
   it('starts at 0, or at the given time, and only moves when told to', async () => {
@@ -122,7 +129,13 @@ describe('createTestClock', () => {
     }
     expect(clock.now()).toBe(0)
     expect(() => createTestClock({ now: Number.NaN })).toThrow(
-      new RangeError('createTestClock({ now }): now must be a finite number.'),
+      new RangeError('createTestClock({ now }): now must be a finite number, got NaN.'),
+    )
+    expect(() => createTestClock({ start: 5 } as never)).toThrow(
+      /^createTestClock\(options\): unknown option 'start'\. Known options: 'now'\./,
+    )
+    expect(() => createPriorityBackend({ concurency: 2 } as never)).toThrow(
+      /^createPriorityBackend\(options\): unknown option 'concurency'; did you mean 'concurrency'\?/,
     )
   })
 
