@@ -5,7 +5,7 @@ import type { StrategyName } from './strategies.js'
  * what each glyph of the terminal swimlane stands for.
  */
 export const LANE_LEGEND =
-  'one row per call, time left to right: = running  ~ parked (waiting)  . queued  o success  x cancelled  ! error'
+  'one row per call, time left to right: = running  ~ parked (waiting)  . queued  o success  x cancelled  ! error  - a cancelled body still inside'
 
 /**
  * Why a call can end `cancelled` while its promise resolves: the task's

@@ -128,7 +128,7 @@ describe('the tables', () => {
       'A call merged into another ends "cancelled" (its own body never ran) yet its',
       "promise resolves with the other call's value: the task state says what",
       'happened to the call, the promise what its caller gets.',
-      'lanes: one row per call, time left to right: = running  ~ parked (waiting)  . queued  o success  x cancelled  ! error',
+      'lanes: one row per call, time left to right: = running  ~ parked (waiting)  . queued  o success  x cancelled  ! error  - a cancelled body still inside',
       '',
     ])
     const lines = all.slice(7)
