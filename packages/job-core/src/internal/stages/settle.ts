@@ -1,5 +1,10 @@
 import type { Outcome } from '../../task.js'
-import { releaseHeldCaller, settleOwn } from '../caller-promise.js'
+import {
+  OWN_HANDED_OUT,
+  OWN_NOT_HANDED_OUT,
+  releaseHeldCaller,
+  settleOwn,
+} from '../caller-promise.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
@@ -30,9 +35,15 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
   }
   const carrier = task.carrier
   if (carrier !== undefined) {
-    // It waited and never entered a body: its own promise learns the outcome through the door.
+    // It waited and never entered a body. If someone holds its own promise,
+    // that promise learns the outcome through the door; if nobody does (a
+    // merged call), the door is simply dropped: no microtask, no error built.
     task.carrier = undefined
-    carrier({ ended: task })
+    if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
+    else if (task.resolveOwn === OWN_NOT_HANDED_OUT) {
+      task.own = undefined
+      task.resolveOwn = undefined
+    }
   }
   settleOwn(task, outcome)
   releaseHeldCaller(task)
