@@ -3,7 +3,7 @@ import type { RuntimeOptions } from '../runtime.js'
 import type { ResolvedRetry } from './retry.js'
 import { resolveRetry } from './retry.js'
 import { resolveTimeouts, type Timeouts } from './run-options.js'
-import { validateMs } from './validate.js'
+import { nestedOptionName, validateMs } from './validate.js'
 
 /** `RuntimeOptions.rateLimit` with its window chosen. */
 export interface ResolvedRateLimit {
@@ -106,16 +106,8 @@ function resolveDefaults(defaults: RuntimeOptions['defaults']): ResolvedDefaults
     timeouts:
       timeout === undefined
         ? undefined
-        : resolveTimeouts(timeout, (field) =>
-            field === undefined
-              ? 'createRuntime({ defaults: { timeout } })'
-              : `createRuntime({ defaults: { timeout: { ${field} } } })`,
-          ),
-    retry: resolveRetry(retry, (field) =>
-      field === undefined
-        ? 'createRuntime({ defaults: { retry } })'
-        : `createRuntime({ defaults: { retry: { ${field} } } })`,
-    ),
+        : resolveTimeouts(timeout, nestedOptionName(inDefaults, 'timeout')),
+    retry: resolveRetry(retry, nestedOptionName(inDefaults, 'retry')),
   }
 }
 
@@ -153,3 +145,5 @@ export function show(value: unknown): string {
   if (typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object'
   return String(value)
 }
+
+const inDefaults = (inner: string): string => `createRuntime({ defaults: { ${inner} } })`

@@ -4,7 +4,7 @@ import type { RetryPolicy } from '../task.js'
 import { QUEUE } from './stages/stage.js'
 import { extrasOf } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
-import { describeValue, validateMs } from './validate.js'
+import { describeValue, type OptionName, validateMs } from './validate.js'
 
 const RETRY_KEYS: readonly (keyof RetryPolicy)[] = ['attempts', 'delay', 'retryIf']
 
@@ -28,15 +28,9 @@ export function defaultRetryDelay(attempt: number, random: () => number): number
   return Math.floor(random() * ceiling)
 }
 
-/** Names the option in errors: `where()` is the retry option itself, `where('delay')` one of its fields. */
-export type OptionName = (field?: string) => string
-
-const RUN_RETRY: OptionName = (field) =>
-  field === undefined ? 'run(…, { retry })' : `run(…, { retry: { ${field} } })`
-
 export function resolveRetry(
   retry: number | RetryPolicy | undefined,
-  where: OptionName = RUN_RETRY,
+  where: OptionName,
 ): ResolvedRetry | undefined {
   if (retry === undefined) return undefined
   const policy: RetryPolicy = typeof retry === 'number' ? { attempts: retry } : retry

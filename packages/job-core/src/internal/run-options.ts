@@ -1,11 +1,11 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import type { RunOptions } from '../task.js'
 import type { ResolvedDefaults } from './resolve-control.js'
-import { type OptionName, type ResolvedRetry, resolveRetry } from './retry.js'
+import { type ResolvedRetry, resolveRetry } from './retry.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
-import { describeValue, validateMs } from './validate.js'
+import { describeValue, nestedOptionName, type OptionName, validateMs } from './validate.js'
 
 /** The limits of `RunOptions.timeout`, in ms; `undefined` where none applies. */
 export interface Timeouts {
@@ -93,14 +93,21 @@ export function resolveRunOptions(
     )
   }
   const defaults = core.control.defaults
-  const timeouts = timeout === undefined ? undefined : resolveTimeouts(timeout, runTimeoutName(fn))
+  const inCall = (inner: string) => `${fn}(…, { ${inner} })`
+  const timeouts =
+    timeout === undefined
+      ? undefined
+      : resolveTimeouts(timeout, nestedOptionName(inCall, 'timeout'))
   return Object.freeze({
     label,
     priority: priority ?? defaults?.priority ?? 0,
     signal,
     dependsOn: dependsOn === undefined ? undefined : checkDependencies(core, dependsOn, fn),
     timeouts: defaults === undefined ? timeouts : mergeTimeouts(timeouts, defaults.timeouts),
-    retry: retry === undefined ? defaults?.retry : resolveRetry(retry, runRetryName(fn)),
+    retry:
+      retry === undefined
+        ? defaults?.retry
+        : resolveRetry(retry, nestedOptionName(inCall, 'retry')),
     given: options,
   })
 }
@@ -116,16 +123,6 @@ const IS_RUN_OPTION: Record<string, true | undefined> = Object.assign(
 )
 
 const TIMEOUT_KEYS = ['attempt', 'total', 'queue'] as const
-
-const runRetryName =
-  (fn: string): OptionName =>
-  (field) =>
-    field === undefined ? `${fn}(…, { retry })` : `${fn}(…, { retry: { ${field} } })`
-
-const runTimeoutName =
-  (fn: string): OptionName =>
-  (field) =>
-    field === undefined ? `${fn}(…, { timeout })` : `${fn}(…, { timeout: { ${field} } })`
 
 /** A call's own limits over the runtime's defaults, field by field. */
 function mergeTimeouts(own: Timeouts | undefined, defaults: Timeouts | undefined) {

@@ -13,6 +13,18 @@ export function describeValue(value: unknown): string {
   return String(value)
 }
 
+/** Names an option in errors: `where()` is the option itself, `where('delay')` one of its fields. */
+export type OptionName = (field?: string) => string
+
+/**
+ * The name of `option` and of its fields inside the call that takes it:
+ * `wrap` puts `retry` or `retry: { delay }` in place, as in
+ * `run(…, { retry: { delay } })`.
+ */
+export function nestedOptionName(wrap: (inner: string) => string, option: string): OptionName {
+  return (field) => wrap(field === undefined ? option : `${option}: { ${field} }`)
+}
+
 /** Checks a concurrency limit: a positive integer or `Infinity`. */
 export function validateConcurrency(value: number | undefined, where: string): number {
   if (value === undefined) return Number.POSITIVE_INFINITY
