@@ -5,6 +5,7 @@ import { createRuntime, inspect, run } from '@vega/job-core'
 import pLimit from 'p-limit'
 import PQueue from 'p-queue'
 import { check } from './harness.mjs'
+import { createMinimalRuntime } from './minimal-runtime.mjs'
 import { createSemaphore } from './semaphore.mjs'
 
 const CONCURRENCY = 16
@@ -81,6 +82,20 @@ export function taskPeers(make, { thenable = false } = {}) {
       },
     },
   ]
+  // Calibration (see minimal-runtime.mjs): the floor a task runtime allows, without and with carrying the async context.
+  for (const carryContext of [false, true]) {
+    peers.push({
+      name: carryContext ? 'minimal runtime + context door' : 'minimal runtime, no async context',
+      info: true,
+      run(n) {
+        reset()
+        const runtime = createMinimalRuntime(CONCURRENCY, { carryContext })
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = runtime(make(i, counters)).promise
+        return finish(promises)
+      },
+    })
+  }
   if (thenable) {
     peers.push({
       name: 'job-core, await the Task thenable',

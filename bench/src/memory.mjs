@@ -16,6 +16,7 @@ import pLimit from 'p-limit'
 import PQueue from 'p-queue'
 import { createSingleflight } from './03-dedupe.mjs'
 import { check, hasGc, liveHeap, quiesce, round3 } from './harness.mjs'
+import { createMinimalRuntime } from './minimal-runtime.mjs'
 import { createSemaphore } from './semaphore.mjs'
 
 const perUnit = (bytes, count) => round3(bytes / count)
@@ -40,6 +41,14 @@ const queuers = {
   'p-queue': () => {
     const queue = new PQueue({ concurrency: 1 })
     return { add: (fn) => queue.add(fn) }
+  },
+  'minimal runtime, no async context (info)': () => {
+    const runtime = createMinimalRuntime(1)
+    return { add: (fn) => runtime(fn).promise }
+  },
+  'minimal runtime + context door (info)': () => {
+    const runtime = createMinimalRuntime(1, { carryContext: true })
+    return { add: (fn) => runtime(fn).promise }
   },
   'job-core': () => {
     const runtime = createRuntime({ concurrency: 1 })

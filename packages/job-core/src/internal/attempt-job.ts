@@ -1,7 +1,6 @@
 import type { BackendJob } from '../backend.js'
 import type { TimerHandle } from '../clock.js'
 import type { Task, TaskFn } from '../task.js'
-import type { Advance } from './stages/stage.js'
 import type { TaskContextImpl } from './task-context.js'
 import type { TaskRecord } from './task-record.js'
 
@@ -16,7 +15,6 @@ export let recordOfJob: (job: AttemptJob) => TaskRecord
 
 export class AttemptJob implements BackendJob {
   readonly #task: TaskRecord
-  readonly #advance: Advance
   /**
    * `waiting` for a slot; `started` once the backend granted one and the
    * kernel took it; `abandoned` once `abandonAfter` released its slot while
@@ -32,9 +30,8 @@ export class AttemptJob implements BackendJob {
     recordOfJob = (job) => job.#task
   }
 
-  constructor(task: TaskRecord, advance: Advance) {
+  constructor(task: TaskRecord) {
     this.#task = task
-    this.#advance = advance
   }
 
   get task(): Task<unknown> {
@@ -59,12 +56,13 @@ export class AttemptJob implements BackendJob {
     }
     this.phase = 'started'
     this.clearTimer()
-    this.#advance(task)
+    task.core.advance(task)
   }
 
   /** Runs the pipeline for this job's task again (after a retry delay). */
   resume(): void {
-    this.#advance(this.#task)
+    const task = this.#task
+    task.core.advance(task)
   }
 
   /** Leaves the backend's queue before starting. */

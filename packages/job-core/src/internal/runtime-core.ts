@@ -13,6 +13,7 @@ import type { QueueWaiter } from './counters.js'
 import { createTask } from './create-task.js'
 import { RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
+import { advance } from './pipeline.js'
 import { installPlugin } from './plugin-host.js'
 import { RateLimiter } from './rate-limit.js'
 import { type ResolvedControl, resolveControl } from './resolve-control.js'
@@ -55,6 +56,8 @@ export class RuntimeCore implements Runtime {
   readonly clockOrigin: number
   readonly bus: RuntimeEventBus
   readonly random: () => number
+  /** The pipeline, for what un-parks a task from outside a stage (a backend granting a slot, a retry delay). */
+  readonly advance: (task: TaskRecord) => void = advance
   backend: Backend
   readonly live: LiveTasks<TaskRecord> = new LiveTasks()
   readonly claims: Map<TaskTag<unknown>, Claim> = new Map()

@@ -10,9 +10,9 @@ import { type Advance, EXECUTE, type StageResult } from './stage.js'
  * when a slot is free — synchronously, inside `enqueue`, when one is free
  * now and nothing waits ahead. `timeout.queue` bounds the wait.
  */
-export function queue(task: TaskRecord, advance: Advance): StageResult {
+export function queue(task: TaskRecord, _advance: Advance): StageResult {
   task.moveTo('queued')
-  const job = new AttemptJob(task, advance)
+  const job = new AttemptJob(task)
   task.job = job
   task.stage = EXECUTE
   const limit = task.options.timeouts?.queue
