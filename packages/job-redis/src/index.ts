@@ -8,3 +8,20 @@ export {
 export { LeaseLostError, RedisUnavailableError, RemoteTaskError } from './errors.js'
 export { assertLease, fencingToken } from './fencing.js'
 export type { FencingToken } from './fencing-token.js'
+export { createRedisAggregateBus } from './aggregate-bus.js'
+export type {
+  AggregateBusConsumer,
+  BusMessage,
+  BusRetryPolicy,
+  ConsumeOptions,
+  ConsumerStats,
+  DeadLetter,
+  Delivery,
+  DeliveryHandler,
+  PartitionStats,
+  RedisAggregateBus,
+  RedisAggregateBusOptions,
+  SendReceipt,
+  StopOptions,
+  StopReport,
+} from './bus-types.js'
