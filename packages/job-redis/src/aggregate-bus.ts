@@ -31,7 +31,9 @@ function describe(value: unknown): string {
 function checkRedis(redis: unknown): Redis {
   const where = 'createRedisAggregateBus(options)'
   if (redis === undefined || redis === null) {
-    throw new TypeError(`${where}: redis is missing; pass an ioredis client: { redis: new Redis(url), … }.`)
+    throw new TypeError(
+      `${where}: redis is missing; pass an ioredis client: { redis: new Redis(url), … }.`,
+    )
   }
   const client = redis as Partial<Redis>
   if (
@@ -39,7 +41,9 @@ function checkRedis(redis: unknown): Redis {
     typeof client.duplicate !== 'function' ||
     typeof client.status !== 'string'
   ) {
-    throw new TypeError(`${where}: redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`)
+    throw new TypeError(
+      `${where}: redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`,
+    )
   }
   if (client.status === 'end' || client.status === 'close') {
     throw new TypeError(
@@ -49,7 +53,13 @@ function checkRedis(redis: unknown): Redis {
   return redis as Redis
 }
 
-function checkInteger(where: string, name: string, value: unknown, min: number, max: number): number {
+function checkInteger(
+  where: string,
+  name: string,
+  value: unknown,
+  min: number,
+  max: number,
+): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(
       `${where}: ${name} must be an integer from ${min} to ${max}, got ${describe(value)}.`,
@@ -152,7 +162,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
   }
   const partitions = checkInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
   if (options.leaseMs === undefined) {
-    throw new TypeError(`${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`)
+    throw new TypeError(
+      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
+    )
   }
   const leaseMs = checkInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
   const codec: Codec = options.codec ?? jsonCodec
@@ -193,7 +205,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     const aggregate = checkAggregate(at, message.aggregate)
     const { id } = message
     if (typeof id !== 'string' || id === '') {
-      throw new TypeError(`${at}: id must be a non-empty string (the aggregate id), got ${describe(id)}.`)
+      throw new TypeError(
+        `${at}: id must be a non-empty string (the aggregate id), got ${describe(id)}.`,
+      )
     }
     let text: string
     try {
@@ -206,9 +220,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     }
     const partition = toGroupKey(id, partitions)
     const stream = keys(aggregate).stream(partition)
-    return bounded('send', connectTimeoutMs, () => redis.xadd(stream, '*', 'i', id, 'b', text)).then(
-      (entryId) => ({ partition, entryId: entryId as string }),
-    )
+    return bounded('send', connectTimeoutMs, () =>
+      redis.xadd(stream, '*', 'i', id, 'b', text),
+    ).then((entryId) => ({ partition, entryId: entryId as string }))
   }
 
   const consume = <B>(
@@ -219,7 +233,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     const at = 'bus.consume(aggregate, handler, options)'
     checkAggregate(at, aggregate)
     if (typeof handler !== 'function') {
-      throw new TypeError(`${at}: handler must be a function (delivery, signal) => …, got ${describe(handler)}.`)
+      throw new TypeError(
+        `${at}: handler must be a function (delivery, signal) => …, got ${describe(handler)}.`,
+      )
     }
     if (consumeOptions === null || typeof consumeOptions !== 'object') {
       throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
@@ -233,7 +249,11 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     const retryOption = consumeOptions.retry ?? 3
     let retry: ReturnType<typeof resolveRetry>
     if (typeof retryOption === 'number') {
-      retry = resolveRetry(checkInteger(at, 'retry', retryOption, 1, 1_000_000), undefined, undefined)
+      retry = resolveRetry(
+        checkInteger(at, 'retry', retryOption, 1, 1_000_000),
+        undefined,
+        undefined,
+      )
     } else if (retryOption !== null && typeof retryOption === 'object') {
       const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
       const { delay, retryIf } = retryOption
@@ -247,7 +267,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
         )
       }
       if (retryIf !== undefined && typeof retryIf !== 'function') {
-        throw new TypeError(`${at}: retry.retryIf must be a function (error, attempt) => boolean, got ${describe(retryIf)}.`)
+        throw new TypeError(
+          `${at}: retry.retryIf must be a function (error, attempt) => boolean, got ${describe(retryIf)}.`,
+        )
       }
       retry = resolveRetry(attempts, delay, retryIf)
     } else {
@@ -284,7 +306,8 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     )) as [string, string[]][]
     return entries.map(([deadId, fields]) => {
       const get = (name: string): string => {
-        for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1] ?? ''
+        for (let i = 0; i < fields.length; i += 2)
+          if (fields[i] === name) return fields[i + 1] ?? ''
         return ''
       }
       let body: unknown

@@ -1,13 +1,3 @@
-export { type Codec, jsonCodec } from './codec.js'
-export {
-  createRedisCoordination,
-  type RedisCoordination,
-  type RedisCoordinationOptions,
-  type RedisSerializeOptions,
-} from './create-redis-coordination.js'
-export { LeaseLostError, RedisUnavailableError, RemoteTaskError } from './errors.js'
-export { assertLease, fencingToken } from './fencing.js'
-export type { FencingToken } from './fencing-token.js'
 export { createRedisAggregateBus } from './aggregate-bus.js'
 export type {
   AggregateBusConsumer,
@@ -25,3 +15,13 @@ export type {
   StopOptions,
   StopReport,
 } from './bus-types.js'
+export { type Codec, jsonCodec } from './codec.js'
+export {
+  createRedisCoordination,
+  type RedisCoordination,
+  type RedisCoordinationOptions,
+  type RedisSerializeOptions,
+} from './create-redis-coordination.js'
+export { LeaseLostError, RedisUnavailableError, RemoteTaskError } from './errors.js'
+export { assertLease, fencingToken } from './fencing.js'
+export type { FencingToken } from './fencing-token.js'

@@ -1,6 +1,6 @@
 import {
-  type AggregateId,
   AggregateDispatcher,
+  type AggregateId,
   DefaultAggregateSchedulerSupplier,
   type NamedAggregate,
 } from '@vega/job-scheduler'
@@ -386,7 +386,9 @@ export class BusConsumer implements AggregateBusConsumer {
     }
     const [, next, entries, counts] = reply
     if (p.state === 'active') {
-      entries.forEach((entry, k) => this.dispatch(p, entry, Number(counts[k] ?? 1)))
+      entries.forEach((entry, k) => {
+        this.dispatch(p, entry, Number(counts[k] ?? 1))
+      })
     }
     p.claimCursor = next
     if (next === '0-0') p.claiming = false
@@ -410,7 +412,8 @@ export class BusConsumer implements AggregateBusConsumer {
       args,
     )) as [number[], [string, RawEntry[]][] | null, string[], string]
     const kept = parts.filter((_, k) => !lost.includes(k + 1))
-    for (const index of lost) this.lose(parts[index - 1] as OwnedPartition, 'a newer owner holds it')
+    for (const index of lost)
+      this.lose(parts[index - 1] as OwnedPartition, 'a newer owner holds it')
     let got = 0
     if (result) {
       for (const [stream, entries] of result) {
@@ -638,7 +641,9 @@ export class BusConsumer implements AggregateBusConsumer {
         const settled =
           mode === 'drain'
             ? this.outstanding === 0
-            : ![...this.partitionsById.values()].some((p) => p.running > 0 || p.state === 'handover')
+            : ![...this.partitionsById.values()].some(
+                (p) => p.running > 0 || p.state === 'handover',
+              )
         if (settled) done(false)
       }
       this.idle()

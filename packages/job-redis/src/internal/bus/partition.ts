@@ -1,4 +1,4 @@
-import { BusKeys } from './keys.js'
+import type { BusKeys } from './keys.js'
 
 /**
  * `active`: owned, its messages are read and handled. `handover`: owned, but

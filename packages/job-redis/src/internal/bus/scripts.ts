@@ -212,7 +212,11 @@ export class BusScript {
     this.sha = createHash('sha1').update(source).digest('hex')
   }
 
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    redis: Redis,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     preload(redis)
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args)
