@@ -128,7 +128,14 @@ export class BusConsumer implements AggregateBusConsumer {
         () => {},
       )
     })
-    this.timer = setInterval(() => void this.tick(), Math.max(1, Math.floor(config.leaseMs / 3)))
+    this.timer = setInterval(
+      () => {
+        // Even while a renewal hangs on a silent Redis, the local lease clock runs out.
+        this.expireLocally()
+        void this.tick()
+      },
+      Math.max(1, Math.floor(config.leaseMs / 3)),
+    )
     void this.tick()
     this.reading = this.readLoop()
   }
