@@ -198,8 +198,11 @@ describe('createRedisAggregateBus, stop and stats', () => {
       },
       { parallelism: 2 },
     )
-    await until(() => consumer.owned().length === 2, 5000, 'owns both')
-    const stats = await consumer.stats()
+    let stats = await consumer.stats()
+    for (let i = 0; i < 200 && stats.inFlight < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      stats = await consumer.stats()
+    }
     const stopped = consumer.stop({ mode: 'drain' })
     open()
     const report = await stopped

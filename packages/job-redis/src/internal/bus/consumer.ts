@@ -363,7 +363,21 @@ export class BusConsumer implements AggregateBusConsumer {
           await this.claim(claiming)
           continue
         }
-        if (parts.length === 0 || this.outstanding >= this.highWater) {
+        if (parts.length === 0) {
+          // Nothing to read: wait for the others to join, leave or give partitions back.
+          const pokes = this.pokes
+          const [last] = await this.config.redis.xrevrange(
+            this.config.keys.ctl,
+            '+',
+            '-',
+            'COUNT',
+            1,
+          )
+          this.heard(last?.[0] ?? '0-0')
+          if (this.pokes === pokes && this.phase === 'running') await this.waitForEntries([])
+          continue
+        }
+        if (this.outstanding >= this.highWater) {
           await this.sleep()
           continue
         }
@@ -435,12 +449,15 @@ export class BusConsumer implements AggregateBusConsumer {
         p.tail = tails[k] ?? p.tail
       })
     }
-    if (ctlTail !== this.ctlTail) {
-      // Someone joined, left or gave partitions back: balance now.
-      if (this.ctlTail !== '0-0') void this.tick()
-      this.ctlTail = ctlTail
-    }
+    this.heard(ctlTail)
     return got
+  }
+
+  /** The control stream moved on: someone joined, left or gave partitions back; balance now. */
+  private heard(ctlTail: string): void {
+    if (ctlTail === this.ctlTail) return
+    this.ctlTail = ctlTail
+    void this.tick()
   }
 
   /** Blocks on its own connection until an owned partition or the control stream gets an entry, or blockMs passes. */
