@@ -213,7 +213,9 @@ export interface ConsumerStats {
   readonly partitions: readonly PartitionStats[]
   /** The sum of the partitions' lag. */
   readonly lag: number
+  /** The sum of the partitions' in-flight counts. */
   readonly inFlight: number
+  /** Messages handled and acknowledged in this consumer's life. */
   readonly handled: number
   /** Handler attempts that threw and were tried again. */
   readonly retried: number

@@ -205,7 +205,7 @@ export class BusConsumer implements AggregateBusConsumer {
       quota: this.quota,
       partitions,
       lag: partitions.reduce((sum, p) => sum + p.lag, 0),
-      inFlight: this.outstanding,
+      inFlight: partitions.reduce((sum, p) => sum + p.inFlight, 0),
       handled: this.handled,
       retried: this.retried,
       deadLettered: this.deadLettered,
