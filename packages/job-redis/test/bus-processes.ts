@@ -94,6 +94,7 @@ export function checkLogs(
     for (const line of list) {
       if (
         inside !== undefined &&
+        line.proc !== inside.proc &&
         killed.has(inside.proc) &&
         line.at > (killed.get(inside.proc) ?? 0)
       ) {
