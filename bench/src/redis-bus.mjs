@@ -76,7 +76,7 @@ async function pool(peer, k) {
     const options = { removeOnComplete: true, removeOnFail: true }
     send = (id, seq) => queue.add('m', { id, seq }, options)
   }
-  found = { children, counts, until, send, seq: 0 }
+  found = { children, counts, until, send, seq: 0, close: () => redis.disconnect() }
   pools.set(key, found)
   return found
 }
@@ -143,6 +143,7 @@ export default {
     for (const [key, p] of pools) {
       metrics[`outOfOrder ${key}`] = p.counts.reduce((sum, c) => sum + c.outOfOrder, 0)
       for (const child of p.children) child.send({ t: 'stop' })
+      p.close()
     }
     return { metrics }
   },
