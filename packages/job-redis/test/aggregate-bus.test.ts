@@ -217,7 +217,7 @@ describe('createRedisAggregateBus, stop and stats', () => {
   })
 
   it("'handover' lets running handlers finish and leaves the rest to the next owner", async () => {
-    const { bus, close } = busSetup(server.url, { partitions: 1 })
+    const { bus, redis, prefix, close } = busSetup(server.url, { partitions: 1 })
     await sendAll(bus, 'sales.Order', ['a', 'b', 'c'], 4)
     const { gate, open } = gated()
     const byA: string[] = []
@@ -237,6 +237,13 @@ describe('createRedisAggregateBus, stop and stats', () => {
     const report = await stopped
     expect(report).toMatchObject({ mode: 'handover', handled: 1, released: 1, abandoned: 0 })
     await until(() => rec.handled.length === 11, 5000, 'b handled the other 11')
+    // a left the partition's consumer group when b took its pending entries.
+    const group = (await redis.xinfo(
+      'CONSUMERS',
+      `${prefix}:bus:sales.Order:p:0`,
+      'vj',
+    )) as string[][]
+    expect(group.map((info) => info[1])).toEqual([b.id])
     await b.stop()
     const all = [...byA, ...rec.handled.map((h) => `${h.id}${h.seq}`)].sort()
     expect(all).toEqual(['a1', 'a2', 'a3', 'a4', 'b1', 'b2', 'b3', 'b4', 'c1', 'c2', 'c3', 'c4'])

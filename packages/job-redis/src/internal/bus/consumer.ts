@@ -105,14 +105,14 @@ export class BusConsumer implements AggregateBusConsumer {
     this.aggregate = config.aggregate
     this.blockMs = Math.max(10, Math.min(1000, Math.floor(config.leaseMs / 3)))
     this.highWater = Math.max(256, config.parallelism * 32)
-    this.acker = new Acker(config.redis, config.onError)
+    this.acker = new Acker(config.redis, (error) => this.report(error))
     this.supplier = new DefaultAggregateSchedulerSupplier(`bus:${this.id}`, config.parallelism)
     this.dispatcher = new AggregateDispatcher<BusExchange>({
       name: `bus:${config.aggregate}:${this.id}`,
       handle: this.handle,
       parallelism: Math.max(1024, config.parallelism * 64),
       schedulerSupplier: this.supplier,
-      onError: (error) => config.onError(error),
+      onError: (error) => this.report(error),
     })
     this.dispatcher.prepare()
     this.dispatcher.start()
@@ -214,6 +214,11 @@ export class BusConsumer implements AggregateBusConsumer {
     }
   }
 
+  /** Errors it recovers from go to onError; after the stop, what is still in flight fails quietly. */
+  private report(error: unknown): void {
+    if (this.phase !== 'stopped') this.config.onError(error)
+  }
+
   // ── membership, leases and balance ─────────────────────────────────────
 
   private async tick(): Promise<void> {
@@ -254,7 +259,7 @@ export class BusConsumer implements AggregateBusConsumer {
     try {
       reply = (await busScripts.tick.run(redis, [keys.members, keys.ctl], args)) as typeof reply
     } catch (error) {
-      this.config.onError(error)
+      this.report(error)
       return
     }
     const [live, quota, renewed, granted] = reply
@@ -345,7 +350,7 @@ export class BusConsumer implements AggregateBusConsumer {
       return count
     } catch (error) {
       // Not released: the leases run out on their own within leaseMs.
-      this.config.onError(error)
+      this.report(error)
       return 0
     } finally {
       this.checkIdle()
@@ -388,7 +393,7 @@ export class BusConsumer implements AggregateBusConsumer {
         }
       } catch (error) {
         if (this.phase !== 'running') return
-        this.config.onError(error)
+        this.report(error)
         await pause(this.blockMs)
       }
     }
@@ -635,7 +640,7 @@ export class BusConsumer implements AggregateBusConsumer {
         ],
       )
     } catch (failure) {
-      this.config.onError(failure)
+      this.report(failure)
       moved = 0
     }
     if (moved === 1) this.deadLettered++

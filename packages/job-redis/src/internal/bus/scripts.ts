@@ -118,7 +118,8 @@ return {lost, reply, tails, ctl_last and ctl_last[1] or '0-0'}
 /**
  * KEYS: own, stream; ARGV: token, group, me, cursor, count
  * Takes over the partition's pending entries (left by an earlier owner, or
- * by this consumer's own earlier lease) in stream order.
+ * by this consumer's own earlier lease) in stream order; once all are
+ * taken, the earlier owners leave the consumer group.
  * → {0} lost | {1, next cursor, entries, delivery counts}
  */
 const CLAIM = `
@@ -131,6 +132,20 @@ if #entries > 0 then
   local by = {}
   for _, p in ipairs(pending) do by[p[1]] = p[4] end
   for k, e in ipairs(entries) do counts[k] = by[e[1]] or 1 end
+end
+if r[1] == '0-0' then
+  -- Everything pending is this consumer's now: earlier owners leave the
+  -- group, so consumers that came and went do not pile up in it.
+  for _, info in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[2], ARGV[2])) do
+    local name, pending
+    for i = 1, #info, 2 do
+      if info[i] == 'name' then name = info[i + 1] end
+      if info[i] == 'pending' then pending = info[i + 1] end
+    end
+    if name ~= ARGV[3] and pending == 0 then
+      redis.call('XGROUP', 'DELCONSUMER', KEYS[2], ARGV[2], name)
+    end
+  end
 end
 return {1, r[1], entries, counts}
 `
