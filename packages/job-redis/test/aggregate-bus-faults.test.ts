@@ -53,3 +53,47 @@ describe('the aggregate bus when Redis restarts', () => {
     close()
   })
 })
+
+describe('the aggregate bus when Redis is paused', () => {
+  it('CLIENT PAUSE past the lease: handlers are told (LeaseLostError), no new one starts, then it recovers', async () => {
+    const { bus, client, close } = busSetup(server.url, {
+      partitions: 1,
+      leaseMs: 300,
+      connectTimeoutMs: 200,
+    })
+    const admin = client()
+    await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 1 } })
+    await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 2 } })
+    const entered: number[] = []
+    let abortedWith: unknown
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const consumer = bus.consume<{ seq: number }>('sales.Order', async ({ body }, signal) => {
+      entered.push(body.seq)
+      if (body.seq === 1) {
+        signal.addEventListener('abort', () => {
+          abortedWith = signal.reason
+        })
+        await gate
+      }
+    })
+    await until(() => entered.length === 1, 5000, 'first handler entered')
+    await admin.call('CLIENT', 'PAUSE', '1500', 'ALL')
+    // No renewal within the lease: the partition is given up and the handler's signal aborts.
+    await until(() => abortedWith !== undefined, 5000, 'handler told')
+    expect((abortedWith as Error).name).toBe('LeaseLostError')
+    release()
+    await expect(bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 3 } })).rejects.toThrow(
+      /did not answer within connectTimeoutMs/,
+    )
+    expect(entered).toEqual([1])
+    // After the pause: the partition is taken again and every message handled, in order.
+    await until(() => entered.includes(3), 10_000, 'recovered')
+    const ofA = entered.filter((seq, k) => entered.indexOf(seq) === k)
+    expect(ofA).toEqual([1, 2, 3])
+    await consumer.stop()
+    close()
+  })
+})
