@@ -22,6 +22,9 @@ describe('createRedisAggregateBus, one consumer', () => {
     await until(() => rec.handled.length === 1000, 20_000, 'all handled')
     const report = await consumer.stop()
     expect(rec.overlaps).toEqual([])
+    // parallelism: 8 handlers at once, at most.
+    expect(rec.maxInside).toBeLessThanOrEqual(8)
+    expect(rec.maxInside).toBeGreaterThan(1)
     for (const id of ids) {
       expect(rec.handled.filter((h) => h.id === id).map((h) => h.seq)).toEqual(
         Array.from({ length: 25 }, (_, i) => i + 1),

@@ -76,17 +76,24 @@ export function until(check: () => boolean, ms: number, what: string): Promise<v
 export function recorder(): {
   handled: Handled[]
   overlaps: string[]
+  /** The most handlers inside at once. */
+  readonly maxInside: number
   handle: (delivery: Delivery<{ seq: number }>) => Promise<void>
 } {
   const handled: Handled[] = []
   const overlaps: string[] = []
   const inside = new Set<string>()
+  let maxInside = 0
   return {
     handled,
     overlaps,
+    get maxInside() {
+      return maxInside
+    },
     async handle(delivery) {
       if (inside.has(delivery.id)) overlaps.push(delivery.id)
       inside.add(delivery.id)
+      maxInside = Math.max(maxInside, inside.size)
       await new Promise((resolve) => setImmediate(resolve))
       handled.push({
         id: delivery.id,
