@@ -335,5 +335,6 @@ describe('createRedisAggregateBus, churn', () => {
     await until(() => done.size === ids.length * perId, 30_000, 'every message handled')
     await Promise.all(live.map((c) => c.stop()))
     expect(violations).toEqual([])
+    close()
   }, 60_000)
 })
