@@ -27,6 +27,7 @@ const SCENARIOS = [
   ['memory', './memory.mjs'],
   ['redis-overhead', './redis-overhead.mjs'],
   ['redis-serialize', './redis-serialize.mjs'],
+  ['redis-bus', './redis-bus.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']
 

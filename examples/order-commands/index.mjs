@@ -3,6 +3,7 @@
 // orders run in parallel; shutdown drains what was accepted.
 //
 //   pnpm --filter @vega/example-order-commands start   (builds what it imports, then runs)
+//   pnpm --filter @vega/example-order-commands start -- --workers 3   (across processes: workers.mjs)
 import { createRuntime, run, settle, shutdown } from '@vega/job-core'
 import {
   AggregateDispatcher,
@@ -12,6 +13,12 @@ import {
   toGroupKey,
   withAggregate,
 } from '@vega/job-scheduler'
+
+if (process.argv.includes('--workers')) {
+  const { runWorkers } = await import('./workers.mjs')
+  await runWorkers(process.argv.slice(2).filter((arg) => arg !== '--'))
+  process.exit()
+}
 
 const PARALLELISM = 16
 const started = Date.now()

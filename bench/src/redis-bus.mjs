@@ -1,0 +1,150 @@
+// Redis scenario 3: messages per second end to end through the aggregate bus
+// against BullMQ's queue, with 1, 2 and 4 consumer processes on the bench's
+// own redis-server. The bench process sends (512 in flight, ids round-robin);
+// the consumers — forked once per peer and kept across rounds, so a round
+// times sending and handling, not forking or joining — run the same handler.
+// BullMQ's open edition has no per-group order: the price of the bus's order
+// is what this measures. Its reordering per id is reported, not verified.
+
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createRedisAggregateBus } from '@vega/job-redis'
+import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
+import { check } from './harness.mjs'
+import { redisUrl } from './redis-server.mjs'
+
+// The server starts when the scenario loads, so no timed run pays for it.
+await redisUrl()
+
+const CHILD = fileURLToPath(new URL('./redis-bus-child.mjs', import.meta.url))
+const PARTITIONS = 64
+const PARALLELISM = 16
+const IDS = 1000
+const WINDOW = 512
+const pools = new Map()
+process.on('exit', () => {
+  for (const pool of pools.values()) for (const child of pool.children) child.kill('SIGKILL')
+})
+
+/** k consumer processes of one peer, started on first use and kept. */
+async function pool(peer, k) {
+  const key = `${peer}-${k}`
+  let found = pools.get(key)
+  if (found !== undefined) return found
+  const url = await redisUrl()
+  const name = `bench-${key}`
+  const children = Array.from({ length: k }, () => fork(CHILD, [], { stdio: 'inherit' }))
+  const counts = children.map(() => ({ handled: 0, outOfOrder: 0, owned: 0 }))
+  const listeners = new Set()
+  children.forEach((child, i) => {
+    child.on('message', (m) => {
+      if (m.t === 'count') Object.assign(counts[i], m)
+      if (m.t === 'owned') counts[i].owned = m.owned
+      for (const listener of listeners) listener()
+    })
+  })
+  const until = (condition) =>
+    new Promise((resolve) => {
+      const listener = () => {
+        if (!condition()) return
+        listeners.delete(listener)
+        resolve()
+      }
+      listeners.add(listener)
+      listener()
+    })
+  const ready = children.map((child) => new Promise((resolve) => child.once('message', resolve)))
+  for (const child of children) {
+    child.send({ url, peer, name, partitions: PARTITIONS, parallelism: PARALLELISM })
+  }
+  await Promise.all(ready)
+  const redis = new Redis(url, { maxRetriesPerRequest: null })
+  let send
+  if (peer === 'bus') {
+    // Joined and spread before the first round: a round measures the steady state.
+    await until(() => counts.reduce((sum, c) => sum + c.owned, 0) === PARTITIONS)
+    const bus = createRedisAggregateBus({
+      redis,
+      prefix: name,
+      partitions: PARTITIONS,
+      leaseMs: 10_000,
+    })
+    send = (id, seq) => bus.send({ aggregate: 'bench.Order', id, body: { id, seq } })
+  } else {
+    const queue = new Queue(name, { connection: redis })
+    const options = { removeOnComplete: true, removeOnFail: true }
+    send = (id, seq) => queue.add('m', { id, seq }, options)
+  }
+  found = { children, counts, until, send, seq: 0, close: () => redis.disconnect() }
+  pools.set(key, found)
+  return found
+}
+
+async function endToEnd(peer, k, n) {
+  const p = await pool(peer, k)
+  const total = () => p.counts.reduce((sum, c) => sum + c.handled, 0)
+  const target = total() + n
+  const done = p.until(() => total() >= target)
+  // Sequences grow per id across rounds, so order is checked across them too.
+  const base = p.seq
+  p.seq += Math.ceil(n / IDS)
+  let next = 0
+  const lane = async () => {
+    while (next < n) {
+      const i = next++
+      await p.send(`order-${i % IDS}`, base + Math.floor(i / IDS) + 1)
+    }
+  }
+  await Promise.all(Array.from({ length: WINDOW }, lane))
+  await done
+  return {
+    sent: n,
+    handled: total() - (target - n),
+    outOfOrder: p.counts.reduce((sum, c) => sum + c.outOfOrder, 0),
+  }
+}
+
+const peers = []
+for (const k of [1, 2, 4]) {
+  peers.push({
+    name: `BullMQ 6.7.0, ${k} worker${k > 1 ? 's' : ''}`,
+    baseline: k === 1,
+    run: (n) => endToEnd('bullmq', k, n),
+  })
+  peers.push({
+    name: `job-redis bus, ${k} consumer${k > 1 ? 's' : ''}`,
+    run: (n) => endToEnd('bus', k, n),
+  })
+}
+
+export default {
+  id: 'redis-bus',
+  title: `messages end to end (send → handled) over ${IDS} ids, ${PARALLELISM} in flight per consumer process, ${PARTITIONS} partitions; consumers forked once and kept across rounds`,
+  size: { full: 20_000, quick: 2_000 },
+  target: 'the bus with 4 consumers at least as fast as BullMQ with 4 workers',
+  peers,
+  verify(peer, result) {
+    check(result.handled === result.sent, `${result.handled} handled, expected ${result.sent}`)
+    if (peer.startsWith('job-redis')) {
+      check(result.outOfOrder === 0, `${result.outOfOrder} messages handled out of order per id`)
+    }
+  },
+  checks: [1, 2, 4].map((k) => ({
+    label: `bus vs BullMQ, ${k} consumer process${k > 1 ? 'es' : ''}`,
+    subject: `job-redis bus, ${k} consumer${k > 1 ? 's' : ''}`,
+    kind: 'relative',
+    to: `BullMQ 6.7.0, ${k} worker${k > 1 ? 's' : ''}`,
+    max: k === 4 ? 1 : undefined,
+  })),
+  async extra() {
+    // How far BullMQ reordered each id (not a failure: it promises no order per id).
+    const metrics = {}
+    for (const [key, p] of pools) {
+      metrics[`outOfOrder ${key}`] = p.counts.reduce((sum, c) => sum + c.outOfOrder, 0)
+      for (const child of p.children) child.send({ t: 'stop' })
+      p.close()
+    }
+    return { metrics }
+  },
+}

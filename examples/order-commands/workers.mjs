@@ -1,0 +1,240 @@
+// Order commands across processes: `node index.mjs --workers 3`. The same
+// commands as the in-process demo, now sent by this process to a Redis
+// aggregate bus and handled by N forked workers. Each worker owns some of the
+// bus's partitions; commands of one order are handled in send order, one at a
+// time, whichever worker owns the order. Every half second it prints each
+// worker's partitions, lag and in-flight count, then each worker's stats line.
+//
+//   node index.mjs --workers 3 [--orders 30] [--redis redis://127.0.0.1:6379] [--kill]
+//
+// Without --redis it starts its own redis-server (apt-get install -y redis-server).
+// --kill: SIGKILL one worker mid-run and start another (nothing is lost).
+import { fork, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { createRedisAggregateBus } from '@vega/job-redis'
+import { Redis } from 'ioredis'
+
+const PARTITIONS = 16
+const LEASE_MS = 2000
+const TYPES = ['create', 'pay', 'ship']
+const SELF = fileURLToPath(import.meta.url)
+
+// The order store lives in Redis, so every worker sees it. One script applies
+// a command: idempotent (a redelivered command that was already applied is
+// skipped, by its stream entry id) and fenced (a worker whose partition has a
+// newer owner cannot write).
+const APPLY = `
+local function newer(a, b)
+  local am, as = string.match(a, '(%d+)-(%d+)')
+  local bm, bs = string.match(b, '(%d+)-(%d+)')
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am > bm or (am == bm and as > bs)
+end
+local order = KEYS[1]
+local kind, fence, entry = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local applied = redis.call('HGET', order, 'entry') or '0-0'
+if not newer(entry, applied) then return 'duplicate' end
+if fence < tonumber(redis.call('HGET', order, 'fence') or '0') then return 'fenced' end
+local status = redis.call('HGET', order, 'status') or 'new'
+local allowed = ({ create = 'new', pay = 'created', ship = 'paid' })[kind]
+if status ~= allowed then return redis.error_reply('cannot ' .. kind .. ' an order that is ' .. status) end
+local next = ({ create = 'created', pay = 'paid', ship = 'shipped' })[kind]
+redis.call('HSET', order, 'status', next, 'fence', ARGV[2], 'entry', entry)
+redis.call('HINCRBY', order, 'version', 1)
+redis.call('PEXPIRE', order, 600000)
+return next`
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// ── a worker process ────────────────────────────────────────────────────────
+async function worker({ url, prefix, name }) {
+  const redis = new Redis(url, { maxRetriesPerRequest: null })
+  const bus = createRedisAggregateBus({ redis, prefix, partitions: PARTITIONS, leaseMs: LEASE_MS })
+  const consumer = bus.consume(
+    'sales.Order',
+    async ({ id, body, fence, entryId }) => {
+      await sleep(20 + (id.length % 3) * 10) // the slow part of a real handler
+      await redis.eval(APPLY, 1, `${prefix}:order:${id}`, body.type, fence, entryId)
+    },
+    { parallelism: 8, retry: { attempts: 3, delay: 50 } },
+  )
+  const report = async () => {
+    try {
+      process.send?.({ t: 'stats', name, stats: await consumer.stats() })
+    } catch {
+      // Redis busy or gone: the next report will do.
+    }
+  }
+  const timer = setInterval(report, 250)
+  process.on('message', async (message) => {
+    if (message.t !== 'stop') return
+    clearInterval(timer)
+    await report()
+    const result = await consumer.stop({ mode: 'drain', deadline: 5000 })
+    process.send?.({ t: 'stopped', name, result })
+    redis.disconnect()
+    process.disconnect()
+  })
+}
+
+// ── the producer and monitor (this process) ─────────────────────────────────
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** A throwaway redis-server on a free loopback port, no persistence; stopped when we exit. */
+async function startRedis() {
+  const probe = spawnSync('redis-server', ['--version'])
+  if (probe.error !== undefined || probe.status !== 0) {
+    throw new Error(
+      'redis-server not found: apt-get install -y redis-server (or pass --redis <url>)',
+    )
+  }
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'vega-order-commands-'))
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
+  const child = spawn('redis-server', [...args, '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  process.on('exit', () => {
+    child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  await new Promise((resolve, reject) => {
+    let output = ''
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      if (output.includes('Ready to accept connections')) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${output}`)))
+  })
+  child.stdout.resume()
+  return `redis://127.0.0.1:${port}`
+}
+
+function describePartitions(partitions) {
+  return partitions.length === 0 ? '—' : partitions.map((p) => p.partition).join(',')
+}
+
+export async function runWorkers(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      workers: { type: 'string' },
+      orders: { type: 'string' },
+      redis: { type: 'string' },
+      kill: { type: 'boolean' },
+    },
+  })
+  const count = Number(values.workers)
+  if (!Number.isInteger(count) || count < 1 || count > 16) {
+    throw new Error(`--workers must be an integer from 1 to 16, got '${values.workers}'.`)
+  }
+  const orderCount = Number(values.orders ?? 30)
+  if (!Number.isInteger(orderCount) || orderCount < 1 || orderCount > 10_000) {
+    throw new Error(`--orders must be an integer from 1 to 10000, got '${values.orders}'.`)
+  }
+  const url = values.redis ?? (await startRedis())
+  const prefix = `order-commands-${process.pid}`
+  const latest = new Map()
+  const children = new Map()
+  let spawned = 0
+  const start = () => {
+    const name = `worker-${++spawned}`
+    const child = fork(SELF, ['--child'], { stdio: 'inherit' })
+    child.on('message', (m) => {
+      if (m.t === 'stats') latest.set(m.name, m.stats)
+    })
+    child.send({ url, prefix, name })
+    children.set(name, child)
+    return name
+  }
+  for (let i = 0; i < count; i++) start()
+
+  const redis = new Redis(url, { maxRetriesPerRequest: null })
+  const bus = createRedisAggregateBus({ redis, prefix, partitions: PARTITIONS, leaseMs: LEASE_MS })
+  const ids = Array.from({ length: orderCount }, (_, i) => `order-${i + 1}`)
+  const began = Date.now()
+  const at = () => `${String(Date.now() - began).padStart(5)} ms`
+  const table = () => {
+    for (const name of children.keys()) {
+      const s = latest.get(name)
+      if (s === undefined) continue
+      console.log(
+        `${at()}  ${name.padEnd(9)} partitions ${describePartitions(s.partitions).padEnd(24)} lag ${String(s.lag).padStart(3)}  in flight ${String(s.inFlight).padStart(3)}  handled ${String(s.handled).padStart(4)}`,
+      )
+    }
+  }
+  console.log(
+    `${count} workers, ${PARTITIONS} partitions, ${orderCount} orders × ${TYPES.join('/')}; Redis ${url}`,
+  )
+  // Each order's commands in order; orders interleaved.
+  for (const type of TYPES) {
+    await Promise.all(ids.map((id) => bus.send({ aggregate: 'sales.Order', id, body: { type } })))
+  }
+  console.log(`${at()}  sent ${ids.length * TYPES.length} commands`)
+  let killed = false
+  const shipped = async () => {
+    const statuses = await Promise.all(
+      ids.map((id) => redis.hget(`${prefix}:order:${id}`, 'status')),
+    )
+    return statuses.filter((s) => s === 'shipped').length
+  }
+  const timer = setInterval(table, 500)
+  for (;;) {
+    const done = await shipped()
+    if (done === ids.length) break
+    if (values.kill && !killed && done >= ids.length / 3) {
+      killed = true
+      const [victim] = children.keys()
+      children.get(victim).kill('SIGKILL')
+      children.delete(victim)
+      console.log(
+        `${at()}  SIGKILL ${victim}; starting ${start()} (its partitions move after their lease, ${LEASE_MS} ms)`,
+      )
+    }
+    await sleep(100)
+  }
+  clearInterval(timer)
+  await sleep(300)
+  table()
+  console.log(`${at()}  all ${ids.length} orders shipped\n`)
+  const stopped = [...children.values()].map(
+    (child) =>
+      new Promise((resolve) => {
+        child.on('message', (m) => m.t === 'stopped' && resolve(m))
+        child.send({ t: 'stop' })
+      }),
+  )
+  for (const { name, result } of await Promise.all(stopped)) {
+    const s = latest.get(name)
+    console.log(
+      `stats ${name}: ${s.handled} handled, ${s.retried} retried, ${s.deadLettered} dead-lettered, ${s.acksRefused} acks refused, ${s.leasesLost} leases lost; live ${s.live}, quota ${s.quota}; stop: ${result.mode}; released ${result.released} partitions in its life`,
+    )
+  }
+  const versions = await Promise.all(
+    ids.map((id) => redis.hget(`${prefix}:order:${id}`, 'version')),
+  )
+  const dead = await bus.deadLetters('sales.Order')
+  console.log(
+    `orders: ${versions.filter((v) => v === '3').length}/${ids.length} shipped at version 3; dead letters: ${dead.length}`,
+  )
+  redis.disconnect()
+  if (versions.some((v) => v !== '3') || dead.length > 0) process.exitCode = 1
+}
+
+if (process.argv.includes('--child')) {
+  process.once('message', (options) => void worker(options))
+}

@@ -1,0 +1,335 @@
+import { hostname } from 'node:os'
+import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
+import type { Redis } from 'ioredis'
+import type {
+  AggregateBusConsumer,
+  BusMessage,
+  ConsumeOptions,
+  DeadLetter,
+  DeliveryHandler,
+  RedisAggregateBus,
+  RedisAggregateBusOptions,
+  SendReceipt,
+} from './bus-types.js'
+import { type Codec, jsonCodec } from './codec.js'
+import { bounded } from './internal/bus/bounded.js'
+import { BusConsumer } from './internal/bus/consumer.js'
+import { BusKeys } from './internal/bus/keys.js'
+import { resolveRetry } from './internal/bus/retry.js'
+
+const MAX_PARTITIONS = 16_384
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'object' && value !== null) {
+    return `an object (${value.constructor?.name ?? 'Object'})`
+  }
+  return String(value)
+}
+
+function checkRedis(redis: unknown): Redis {
+  const where = 'createRedisAggregateBus(options)'
+  if (redis === undefined || redis === null) {
+    throw new TypeError(
+      `${where}: redis is missing; pass an ioredis client: { redis: new Redis(url), … }.`,
+    )
+  }
+  const client = redis as Partial<Redis>
+  if (
+    typeof client.evalsha !== 'function' ||
+    typeof client.duplicate !== 'function' ||
+    typeof client.status !== 'string'
+  ) {
+    throw new TypeError(
+      `${where}: redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`,
+    )
+  }
+  if (client.status === 'end' || client.status === 'close') {
+    throw new TypeError(
+      `${where}: redis is a closed client (status '${client.status}'); pass an open one: quit() and disconnect() end a client for good.`,
+    )
+  }
+  return redis as Redis
+}
+
+function checkInteger(
+  where: string,
+  name: string,
+  value: unknown,
+  min: number,
+  max: number,
+): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(
+      `${where}: ${name} must be an integer from ${min} to ${max}, got ${describe(value)}.`,
+    )
+  }
+  return value
+}
+
+/** A named aggregate "context.Aggregate", checked where the user passed it. */
+function checkAggregate(where: string, aggregate: unknown): string {
+  if (typeof aggregate !== 'string' || /\s/.test(aggregate)) {
+    throw new TypeError(
+      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order', got ${describe(aggregate)}.`,
+    )
+  }
+  try {
+    toNamedAggregate(aggregate)
+  } catch {
+    throw new TypeError(
+      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order' (one dot, both parts non-empty), got ${describe(aggregate)}.`,
+    )
+  }
+  return aggregate
+}
+
+/** Warns about errors a consumer recovers from, at most once per lease period per consumer. */
+function throttledWarning(leaseMs: number, id: string): (error: unknown) => void {
+  let last = Number.NEGATIVE_INFINITY
+  let muted = 0
+  return (error) => {
+    const now = performance.now()
+    if (now - last < leaseMs) {
+      muted++
+      return
+    }
+    last = now
+    const more = muted > 0 ? ` (${muted} more since the last warning)` : ''
+    muted = 0
+    console.warn(`@vega/job-redis bus consumer ${id}: ${String(error)}${more}; it retries.`)
+  }
+}
+
+let consumers = 0
+
+/**
+ * Per-aggregate order across processes (Wow's aggregate dispatching,
+ * distributed), on Redis Streams. `send` appends a message to the stream of
+ * partition `toGroupKey(id, partitions)` — the JVM-compatible key, so a
+ * Kotlin Wow service agrees on where an id lives. Every `consume` in any
+ * process joins the aggregate's consumers; each partition is owned by one
+ * live consumer at a time under a fenced lease, partitions spread evenly
+ * (none owns more than ⌈partitions / live⌉ once stable) and move when
+ * consumers come and go. Inside a consumer an owned partition feeds a local
+ * `AggregateDispatcher`: one message at a time per id, in stream order.
+ *
+ * Delivery is at-least-once: a message is acknowledged after its handler
+ * settled, and the id's next message starts only once that acknowledgement
+ * is confirmed; a consumer that dies leaves its unacknowledged messages to
+ * the next owner, which handles them first. A handler that keeps throwing
+ * sends its message to the dead-letter stream; the id's later messages go
+ * on. Throws `TypeError` / `RangeError` for bad options, before touching Redis.
+ *
+ * @example
+ * ```ts
+ * import { createRedisAggregateBus } from '@vega/job-redis'
+ * import { Redis } from 'ioredis'
+ *
+ * const bus = createRedisAggregateBus({ redis: new Redis(), prefix: 'vj', partitions: 64, leaseMs: 10_000 })
+ * await bus.send({ aggregate: 'sales.Order', id: 'order-7', body: { type: 'pay' } }) // producer
+ * const consumer = bus.consume('sales.Order', async ({ id, body, fence }) => apply(id, body, fence), {
+ *   parallelism: 16,
+ * }) // every worker process
+ * process.once('SIGTERM', () => void consumer.stop({ mode: 'drain', deadline: 10_000 }))
+ * ```
+ */
+export function createRedisAggregateBus(options: RedisAggregateBusOptions): RedisAggregateBus {
+  const where = 'createRedisAggregateBus(options)'
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `${where}: options must be an object such as { redis, prefix: 'vj', partitions: 64, leaseMs: 10_000 }.`,
+    )
+  }
+  const known = ['redis', 'prefix', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`${where}: unknown option '${key}'; the options are ${known.join(', ')}.`)
+    }
+  }
+  const redis = checkRedis(options.redis)
+  const { prefix } = options
+  if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
+    throw new TypeError(
+      `${where}: prefix must be a non-empty string without whitespace (it starts every key), got ${describe(prefix)}.`,
+    )
+  }
+  if (options.partitions === undefined) {
+    throw new TypeError(
+      `${where}: partitions is missing; pass the number of streams per aggregate (for example 64), the same in every process.`,
+    )
+  }
+  const partitions = checkInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
+  if (options.leaseMs === undefined) {
+    throw new TypeError(
+      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
+    )
+  }
+  const leaseMs = checkInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
+  const codec: Codec = options.codec ?? jsonCodec
+  if (
+    codec === null ||
+    typeof codec !== 'object' ||
+    typeof codec.encode !== 'function' ||
+    typeof codec.decode !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describe(codec)}.`,
+    )
+  }
+  const connectTimeoutMs = checkInteger(
+    where,
+    'connectTimeoutMs (ms)',
+    options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
+    1,
+    2 ** 31 - 1,
+  )
+  const keysOf = new Map<string, BusKeys>()
+  const keys = (aggregate: string): BusKeys => {
+    let found = keysOf.get(aggregate)
+    if (found === undefined) {
+      found = new BusKeys(prefix, aggregate)
+      keysOf.set(aggregate, found)
+    }
+    return found
+  }
+
+  const send = <B>(message: BusMessage<B>): Promise<SendReceipt> => {
+    const at = 'bus.send(message)'
+    if (message === null || typeof message !== 'object') {
+      throw new TypeError(
+        `${at}: message must be an object such as { aggregate: 'sales.Order', id: 'order-7', body }.`,
+      )
+    }
+    const aggregate = checkAggregate(at, message.aggregate)
+    const { id } = message
+    if (typeof id !== 'string' || id === '') {
+      throw new TypeError(
+        `${at}: id must be a non-empty string (the aggregate id), got ${describe(id)}.`,
+      )
+    }
+    let text: string
+    try {
+      text = codec.encode(message.body)
+    } catch (error) {
+      throw new TypeError(
+        `${at}: the body of ${aggregate} ${id} cannot be encoded by the bus's codec: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      )
+    }
+    const partition = toGroupKey(id, partitions)
+    const stream = keys(aggregate).stream(partition)
+    return bounded('send', connectTimeoutMs, () =>
+      redis.xadd(stream, '*', 'i', id, 'b', text),
+    ).then((entryId) => ({ partition, entryId: entryId as string }))
+  }
+
+  const consume = <B>(
+    aggregate: string,
+    handler: DeliveryHandler<B>,
+    consumeOptions: ConsumeOptions = {},
+  ): AggregateBusConsumer => {
+    const at = 'bus.consume(aggregate, handler, options)'
+    checkAggregate(at, aggregate)
+    if (typeof handler !== 'function') {
+      throw new TypeError(
+        `${at}: handler must be a function (delivery, signal) => …, got ${describe(handler)}.`,
+      )
+    }
+    if (consumeOptions === null || typeof consumeOptions !== 'object') {
+      throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
+    }
+    for (const key of Object.keys(consumeOptions)) {
+      if (key !== 'parallelism' && key !== 'retry') {
+        throw new TypeError(`${at}: unknown option '${key}'; the options are parallelism, retry.`)
+      }
+    }
+    const parallelism = checkInteger(at, 'parallelism', consumeOptions.parallelism ?? 16, 1, 10_000)
+    const retryOption = consumeOptions.retry ?? 3
+    let retry: ReturnType<typeof resolveRetry>
+    if (typeof retryOption === 'number') {
+      retry = resolveRetry(
+        checkInteger(at, 'retry', retryOption, 1, 1_000_000),
+        undefined,
+        undefined,
+      )
+    } else if (retryOption !== null && typeof retryOption === 'object') {
+      const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
+      const { delay, retryIf } = retryOption
+      if (
+        delay !== undefined &&
+        typeof delay !== 'function' &&
+        (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
+      ) {
+        throw new RangeError(
+          `${at}: retry.delay must be a number of ms ≥ 0 or a function (attempt, error) => ms, got ${describe(delay)}.`,
+        )
+      }
+      if (retryIf !== undefined && typeof retryIf !== 'function') {
+        throw new TypeError(
+          `${at}: retry.retryIf must be a function (error, attempt) => boolean, got ${describe(retryIf)}.`,
+        )
+      }
+      retry = resolveRetry(attempts, delay, retryIf)
+    } else {
+      throw new TypeError(
+        `${at}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describe(retryOption)}.`,
+      )
+    }
+    const id = `${hostname()}:${process.pid}:${++consumers}${Math.random().toString(36).slice(2, 6)}`
+    return new BusConsumer(
+      {
+        redis,
+        keys: keys(aggregate),
+        aggregate,
+        named: toNamedAggregate(aggregate),
+        partitions,
+        leaseMs,
+        connectTimeoutMs,
+        codec,
+        parallelism,
+        retry,
+        onError: throttledWarning(leaseMs, id),
+        id,
+      },
+      handler as DeliveryHandler<unknown>,
+    )
+  }
+
+  const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
+    const at = 'bus.deadLetters(aggregate, count)'
+    checkAggregate(at, aggregate)
+    checkInteger(at, 'count', count, 1, 1_000_000)
+    const entries = (await bounded('deadLetters', connectTimeoutMs, () =>
+      redis.xrange(keys(aggregate).dead, '-', '+', 'COUNT', count),
+    )) as [string, string[]][]
+    return entries.map(([deadId, fields]) => {
+      const get = (name: string): string => {
+        for (let i = 0; i < fields.length; i += 2)
+          if (fields[i] === name) return fields[i + 1] ?? ''
+        return ''
+      }
+      let body: unknown
+      try {
+        body = codec.decode(get('b'))
+      } catch {
+        body = get('b')
+      }
+      return {
+        deadId,
+        aggregate,
+        id: get('i'),
+        body: body as B,
+        partition: Number(get('p')),
+        entryId: get('e'),
+        attempts: Number(get('a')),
+        error: { name: get('n'), message: get('m') },
+        consumerId: get('c'),
+        fence: Number(get('f')),
+      }
+    })
+  }
+
+  return Object.freeze({ partitions, send, consume, deadLetters })
+}

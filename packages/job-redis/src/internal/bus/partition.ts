@@ -1,0 +1,45 @@
+import type { BusKeys } from './keys.js'
+
+/**
+ * `active`: owned, its messages are read and handled. `handover`: owned, but
+ * giving it back: nothing new starts, and it is released once its running
+ * handlers settled. `gone`: lost or released; its queued messages are
+ * skipped and stay pending in Redis for the next owner.
+ */
+export type PartitionState = 'active' | 'handover' | 'gone'
+
+/** One partition this consumer owns under a fenced lease. */
+export class OwnedPartition {
+  state: PartitionState = 'active'
+  /** Its pending entries (a previous owner's) are being taken over; no new reads until done. */
+  claiming = true
+  claimCursor = '0-0'
+  /** The last entry id known in the stream, for the blocking wake-up read. */
+  tail = '0-0'
+  /** Local clock (performance.now) until which the lease surely holds: the send time of the last renewal + leaseMs. */
+  validUntil: number
+  /** Messages read and not yet settled (queued or running). */
+  outstanding = 0
+  /** Messages inside the handler (or between its retries) now. */
+  running = 0
+  readonly token: string
+  readonly stream: string
+  readonly own: string
+  /** Aborts the handlers' signal: the lease is lost, or the stop deadline passed. */
+  readonly lost: AbortController = new AbortController()
+  /** Aborts retry waits when the partition is handed over. */
+  readonly yielding: AbortController = new AbortController()
+
+  constructor(
+    readonly index: number,
+    readonly fence: number,
+    consumerId: string,
+    keys: BusKeys,
+    validUntil: number,
+  ) {
+    this.token = `${fence}|${consumerId}`
+    this.stream = keys.stream(index)
+    this.own = keys.own(index)
+    this.validUntil = validUntil
+  }
+}
