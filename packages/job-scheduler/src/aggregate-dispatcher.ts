@@ -7,7 +7,8 @@ import { DEFAULT_PARALLELISM, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
 import { ExchangeQueue } from './internal/exchange-queue.js'
-import { LaneTask } from './internal/lane-task.js'
+import { isThenable } from './internal/is-thenable.js'
+import { LANE_HELD, LaneTask } from './internal/lane-task.js'
 import { type AggregateCounters, defaultNow, StatsRecorder } from './internal/stats-recorder.js'
 import { requireFunction, requireName, requirePositiveInteger } from './internal/validate.js'
 import type { LifecycleComponent } from './lifecycle.js'
@@ -472,10 +473,82 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     )
   }
 
-  // A group's exchange on a lane: the work the lane runs, and its end.
+  // A group's exchange on a lane: the work the lane runs. A promise keeps
+  // the lane in hold(), which runs the group's next exchanges on it for as
+  // long as nothing else waits for a lane.
   private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
     group.startedAt = this.instant ?? this.recorder.now()
-    return this.handle(group.exchange as E, this.handlerSignal(signal))
+    const result = this.handle(group.exchange as E, this.handlerSignal(signal))
+    if (!isThenable(result)) return result
+    void this.hold(group, result, signal)
+    return LANE_HELD
+  }
+
+  /**
+   * A group on a lane, as a hand-written pump would run it: one async loop
+   * that awaits each exchange and starts the next in place, with no promise,
+   * closure or scheduler lookup per exchange. It leaves the loop (and the
+   * general path, settled() and runNext(), takes over) on an error, a stop,
+   * an empty queue, an exchange of another named aggregate, or another group
+   * waiting for a lane — where that path would have given the lane back.
+   */
+  private async hold(
+    group: Group<E>,
+    first: PromiseLike<unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let pending: unknown = first
+    for (;;) {
+      let ok = true
+      let value: unknown
+      try {
+        value = await pending
+      } catch (error) {
+        ok = false
+        value = error
+      }
+      const lanes = group.host as LaneScheduler
+      if (!ok || !this.keepsLane(group, lanes)) {
+        lanes.finish(group, ok, value, false)
+        return
+      }
+      pending = this.nextOnLane(group, signal)
+    }
+  }
+
+  private keepsLane(group: Group<E>, lanes: LaneScheduler): boolean {
+    const queue = group.queue
+    return (
+      !this.forced &&
+      this.processing() &&
+      queue.size > 0 &&
+      // The same named aggregate runs on the same scheduler: no lookup.
+      queue.headTag() === group.counters &&
+      lanes.keeps(group)
+    )
+  }
+
+  /** settled() then runNext() for a group that keeps its lane: returns the next handler's result. */
+  private nextOnLane(group: Group<E>, signal: AbortSignal): unknown {
+    const counters = group.counters as AggregateCounters
+    const queue = group.queue
+    // One clock read: the end of this exchange is the start of the next.
+    const now = this.recorder.now()
+    const startedAt = group.startedAt
+    this.recorder.finished(counters, startedAt === undefined ? undefined : now - startedAt, true)
+    this.unfinished--
+    this.recorder.started(counters, now - queue.headTime())
+    const exchange = queue.shift() as E
+    group.exchange = exchange
+    group.startedAt = now
+    let result: unknown
+    try {
+      result = this.handle(exchange, this.handlerSignal(signal))
+    } catch (error) {
+      result = Promise.reject(error)
+    }
+    this.pull()
+    return result
   }
 
   private readonly groupSettled = (group: Group<E>, ok: boolean, error: unknown): void => {

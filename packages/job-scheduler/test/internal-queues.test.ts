@@ -61,6 +61,28 @@ describe('ExchangeQueue (a dispatcher group FIFO)', () => {
     expect([queue.headTag(), queue.headTime(), queue.shift()]).toEqual(['A', 3, 'a3'])
   })
 
+  it('a queue that never empties cuts its consumed front away: it stays within twice its size, in order', () => {
+    const queue = new ExchangeQueue<number, string>()
+    let next = 0
+    let expected = 0
+    let most = 0
+    for (let i = 0; i < 100; i++, next++) queue.push(next, 'A', next)
+    // Two in, two out, for far longer than the cut threshold: the queue holds ~100 throughout.
+    for (let round = 0; round < 20_000; round++) {
+      for (let i = 0; i < 2; i++, next++) queue.push(next, next % 7 === 0 ? 'B' : 'A', next)
+      for (let i = 0; i < 2; i++, expected++) {
+        expect(queue.headTime()).toBe(expected)
+        expect(queue.headTag()).toBe(expected % 7 === 0 && expected >= 100 ? 'B' : 'A')
+        expect(queue.shift()).toBe(expected)
+      }
+      most = Math.max(most, queue.slots)
+    }
+    expect(queue.size).toBe(100)
+    expect(most).toBeLessThanOrEqual(2 * 4096 + 2)
+    while (queue.size > 0) expect(queue.shift()).toBe(expected++)
+    expect(queue.slots).toBe(0)
+  })
+
   it('drain visits every tag oldest first and leaves the queue empty', () => {
     const queue = new ExchangeQueue<number, string>()
     for (let i = 0; i < 20; i++) queue.push(i, i < 5 ? 'A' : i < 15 ? 'B' : 'A', i)
