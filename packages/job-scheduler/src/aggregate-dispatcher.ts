@@ -3,7 +3,7 @@ import {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
 } from './aggregate-scheduler-supplier.js'
-import { DEFAULT_PARALLELISM, toGroupKey } from './group-key.js'
+import { DEFAULT_PARALLELISM, groupOf, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
 import { ExchangeQueue } from './internal/exchange-queue.js'
@@ -147,7 +147,12 @@ class Group<E> extends LaneTask {
   /** The exchange running now (or being scheduled), with its counters and handler start. */
   exchange: E | undefined = undefined
   counters: AggregateCounters | undefined = undefined
-  startedAt: number | undefined = undefined
+  /**
+   * When the handler of `exchange` started; NaN before it starts. Never
+   * `undefined`: a field that only ever holds numbers is updated in place,
+   * while one that may hold `undefined` boxes every new reading.
+   */
+  startedAt = Number.NaN
   private readonly runExchange: (group: Group<E>, signal: AbortSignal) => unknown
   private readonly settled: GroupSettled<E>
   private lateOk = false
@@ -389,7 +394,10 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     let counters: AggregateCounters
     try {
       const aggregateId = exchange.aggregateId
-      key = toGroupKey(aggregateId.id, this.parallelism)
+      const id = aggregateId.id
+      // toGroupKey for what it must reject (with its error); groupOf inlines.
+      key =
+        typeof id === 'string' ? groupOf(id, this.parallelism) : toGroupKey(id, this.parallelism)
       counters = this.recorder.counters(aggregateId)
     } catch (error) {
       this.fail(error)
@@ -435,7 +443,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     group.busy = true
     group.exchange = exchange
     group.counters = counters
-    group.startedAt = undefined
+    group.startedAt = Number.NaN
     this.recorder.started(counters, waited)
     let scheduler: Scheduler
     try {
@@ -534,8 +542,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     const queue = group.queue
     // One clock read: the end of this exchange is the start of the next.
     const now = this.recorder.now()
-    const startedAt = group.startedAt
-    this.recorder.finished(counters, startedAt === undefined ? undefined : now - startedAt, true)
+    this.recorder.finished(counters, now - group.startedAt, true)
     this.unfinished--
     this.recorder.started(counters, now - queue.headTime())
     const exchange = queue.shift() as E
@@ -556,7 +563,15 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     const counters = group.counters as AggregateCounters
     group.exchange = undefined
     group.counters = undefined
-    this.settled(group, counters, exchange, group.startedAt, ok, error)
+    const startedAt = group.startedAt
+    this.settled(
+      group,
+      counters,
+      exchange,
+      Number.isNaN(startedAt) ? undefined : startedAt,
+      ok,
+      error,
+    )
   }
 
   private settled(
