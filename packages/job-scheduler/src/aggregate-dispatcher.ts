@@ -505,6 +505,12 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     first: PromiseLike<unknown>,
     signal: AbortSignal,
   ): Promise<void> {
+    const lanes = group.host as LaneScheduler
+    const queue = group.queue
+    // The loop only continues with exchanges of this named aggregate.
+    const counters = group.counters as AggregateCounters
+    const recorder = this.recorder
+    const handlerSignal = this.handlerSignal(signal)
     let pending: unknown = first
     for (;;) {
       let ok = true
@@ -515,47 +521,34 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
         ok = false
         value = error
       }
-      const lanes = group.host as LaneScheduler
-      if (!ok || !this.keepsLane(group, lanes)) {
+      if (
+        !ok ||
+        this.forced ||
+        !this.processing() ||
+        queue.size === 0 ||
+        // Another named aggregate runs on its own scheduler: the general path looks it up.
+        queue.headTag() !== counters ||
+        !lanes.keeps(group)
+      ) {
         lanes.finish(group, ok, value, false)
         return
       }
-      pending = this.nextOnLane(group, signal)
+      // settled() and runNext() in place. One clock read: the end of this
+      // exchange is the start of the next.
+      const now = recorder.now()
+      recorder.finished(counters, now - group.startedAt, true)
+      this.unfinished--
+      recorder.started(counters, now - queue.headTime())
+      const exchange = queue.shift() as E
+      group.exchange = exchange
+      group.startedAt = now
+      try {
+        pending = this.handle(exchange, handlerSignal)
+      } catch (error) {
+        pending = Promise.reject(error)
+      }
+      this.pull()
     }
-  }
-
-  private keepsLane(group: Group<E>, lanes: LaneScheduler): boolean {
-    const queue = group.queue
-    return (
-      !this.forced &&
-      this.processing() &&
-      queue.size > 0 &&
-      // The same named aggregate runs on the same scheduler: no lookup.
-      queue.headTag() === group.counters &&
-      lanes.keeps(group)
-    )
-  }
-
-  /** settled() then runNext() for a group that keeps its lane: returns the next handler's result. */
-  private nextOnLane(group: Group<E>, signal: AbortSignal): unknown {
-    const counters = group.counters as AggregateCounters
-    const queue = group.queue
-    // One clock read: the end of this exchange is the start of the next.
-    const now = this.recorder.now()
-    this.recorder.finished(counters, now - group.startedAt, true)
-    this.unfinished--
-    this.recorder.started(counters, now - queue.headTime())
-    const exchange = queue.shift() as E
-    group.exchange = exchange
-    group.startedAt = now
-    let result: unknown
-    try {
-      result = this.handle(exchange, this.handlerSignal(signal))
-    } catch (error) {
-      result = Promise.reject(error)
-    }
-    this.pull()
-    return result
   }
 
   private readonly groupSettled = (group: Group<E>, ok: boolean, error: unknown): void => {

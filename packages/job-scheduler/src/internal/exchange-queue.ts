@@ -1,12 +1,4 @@
-import { RingQueue } from './ring-queue.js'
-
-/** Consecutive queued exchanges that share one tag (their aggregate's counters). */
-interface Run<K> {
-  readonly tag: K
-  count: number
-}
-
-/** Consumed slots at the front of a queue that never empties before they are cut away. */
+/** Consumed slots at the front of an array that are cut away once they are also most of it. */
 const COMPACT_AT = 4096
 
 /**
@@ -17,54 +9,55 @@ export const WAIT_RESOLUTION_MS = 0.1
 
 /**
  * The FIFO of a dispatcher group: each exchange with its enqueue time and a
- * tag (its named aggregate's counters). The exchanges are one array that
- * grows by `push` and is read from a moving head, as a hand-written pump's
- * queue is: a queued exchange costs one array slot, not an entry object and
- * a list node (and `push` grows the array with one native copy; a ring
- * grown slot by slot from JavaScript pays a write barrier per slot, which
- * dominated a burst). The consumed front is dropped when the queue empties,
- * or cut away once it is both large and most of the array, so a queue that
- * never empties stays within about twice its size.
+ * tag (its named aggregate's counters).
  *
- * Times and tags are run-length encoded, so a burst pays for neither per
- * exchange. Times: `(time, count)` pairs of unboxed doubles, a new pair only
- * when an admission comes {@link WAIT_RESOLUTION_MS} or more after the
- * current pair's time (at worst 16 bytes per exchange, when admissions are
- * sparse and queues short). Tags: a group's exchanges almost always belong
- * to a few aggregate types, so a tag is stored once per run of equal tags.
+ * The exchanges are one array that grows by `push` and is read from a moving
+ * head, as a hand-written pump's queue is: a queued exchange costs one array
+ * slot, not an entry object and a list node, and `shift` is a slot read, a
+ * slot clear and three counts (a ring grown slot by slot from JavaScript paid
+ * a write barrier per slot, and per-shift bookkeeping of tags and times cost
+ * as much as the pump's whole step).
+ *
+ * Tags and times are runs, each stored with the sequence number of its first
+ * exchange and found from the head's sequence number when asked for
+ * (`headTag`, `headTime`), so `shift` never touches them. A group's
+ * exchanges almost always belong to a few aggregate types (one run per
+ * change), and admissions less than {@link WAIT_RESOLUTION_MS} apart share
+ * a time (a burst pays nothing per exchange; sparse admissions, whose queues
+ * are short, a time each).
+ *
+ * Everything starts over when the queue empties; a queue that never empties
+ * cuts its consumed fronts away once they are large and most of the array,
+ * so it stays within about twice its size.
  */
 export class ExchangeQueue<T, K> {
   private values: (T | undefined)[] = []
   private head = 0
-  /** `[time, count, time, count, …]`: the live pairs start at `markHead`. */
-  private marks: number[] = []
-  private markHead = 0
-  private readonly runs: RingQueue<Run<K>> = new RingQueue<Run<K>>()
-  private lastRun: Run<K> | undefined = undefined
+  /** The sequence number of the head: exchanges shifted since the queue last emptied. */
+  private taken = 0
+  private tags: K[] = []
+  private tagStarts: number[] = []
+  private tagHead = 0
+  private times: number[] = []
+  private timeStarts: number[] = []
+  private timeHead = 0
   size = 0
 
   push(value: T, tag: K, time: number): void {
+    const seq = this.taken + this.size
+    const fresh = this.size === 0
     this.values.push(value)
     this.size++
-    const marks = this.marks
-    const end = marks.length
-    if (end > this.markHead) {
-      const since = time - (marks[end - 2] as number)
-      if (since >= 0 && since < WAIT_RESOLUTION_MS) {
-        marks[end - 1]!++
-      } else {
-        marks.push(time, 1)
-      }
-    } else {
-      marks.push(time, 1)
+    const tags = this.tags
+    if (fresh || tags[tags.length - 1] !== tag) {
+      tags.push(tag)
+      this.tagStarts.push(seq)
     }
-    const last = this.lastRun
-    if (last !== undefined && last.count > 0 && last.tag === tag) {
-      last.count++
-    } else {
-      const run: Run<K> = { tag, count: 1 }
-      this.runs.push(run)
-      this.lastRun = run
+    const times = this.times
+    const since = fresh ? -1 : time - (times[times.length - 1] as number)
+    if (!(since >= 0 && since < WAIT_RESOLUTION_MS)) {
+      times.push(time)
+      this.timeStarts.push(seq)
     }
   }
 
@@ -75,12 +68,20 @@ export class ExchangeQueue<T, K> {
 
   /** The tag of the oldest exchange; only while `size > 0`. */
   headTag(): K {
-    return (this.runs.peek() as Run<K>).tag
+    const starts = this.tagStarts
+    let at = this.tagHead
+    while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
+    if (at !== this.tagHead) this.tagHead = at
+    return this.tags[at] as K
   }
 
   /** The enqueue time of the oldest exchange; only while `size > 0`. */
   headTime(): number {
-    return this.marks[this.markHead] as number
+    const starts = this.timeStarts
+    let at = this.timeHead
+    while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
+    if (at !== this.timeHead) this.timeHead = at
+    return this.times[at] as number
   }
 
   /** Removes the oldest exchange; read its tag and time first. */
@@ -89,28 +90,15 @@ export class ExchangeQueue<T, K> {
     const head = this.head
     const values = this.values
     const value = values[head]
-    this.size--
-    if (this.size === 0) {
-      // Emptied: every column starts over (truncation keeps no slot alive).
-      values.length = 0
-      this.head = 0
-      this.marks.length = 0
-      this.markHead = 0
-    } else {
-      // Cleared so that a handled exchange is not kept alive by its old slot.
-      values[head] = undefined
-      this.head = head + 1
-      if (head >= COMPACT_AT && head >= this.size) this.compact()
-      const marks = this.marks
-      const at = this.markHead
-      if (--marks[at + 1]! === 0) {
-        this.markHead = at + 2
-        if (at >= COMPACT_AT && at >= marks.length - at) this.compactMarks()
-      }
+    if (--this.size === 0) {
+      this.reset()
+      return value
     }
-    const run = this.runs.peek() as Run<K>
-    // A run emptied here is never extended again (count 0 is checked in push).
-    if (--run.count === 0) this.runs.shift()
+    // Cleared so that a handled exchange is not kept alive by its old slot.
+    values[head] = undefined
+    this.head = head + 1
+    this.taken++
+    if (head >= COMPACT_AT && head >= this.size) this.compact()
     return value
   }
 
@@ -122,14 +110,35 @@ export class ExchangeQueue<T, K> {
     }
   }
 
-  // The consumed front is at least half of the array: one native move.
+  // Emptied: every column starts over (truncation keeps no slot alive).
+  private reset(): void {
+    this.values.length = 0
+    this.head = 0
+    this.taken = 0
+    this.tags.length = 0
+    this.tagStarts.length = 0
+    this.tagHead = 0
+    this.times.length = 0
+    this.timeStarts.length = 0
+    this.timeHead = 0
+  }
+
+  // Each consumed front cut is at least half of its array: one native move.
   private compact(): void {
     this.values.splice(0, this.head)
     this.head = 0
-  }
-
-  private compactMarks(): void {
-    this.marks.splice(0, this.markHead)
-    this.markHead = 0
+    // Runs behind the head's own are consumed; only many sparse times pile up.
+    this.headTag()
+    this.headTime()
+    if (this.timeHead >= COMPACT_AT) {
+      this.times.splice(0, this.timeHead)
+      this.timeStarts.splice(0, this.timeHead)
+      this.timeHead = 0
+    }
+    if (this.tagHead >= COMPACT_AT) {
+      this.tags.splice(0, this.tagHead)
+      this.tagStarts.splice(0, this.tagHead)
+      this.tagHead = 0
+    }
   }
 }
