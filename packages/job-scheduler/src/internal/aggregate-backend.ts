@@ -8,10 +8,9 @@ import {
 } from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from '../aggregate-scheduler-supplier.js'
 import { toGroupKey } from '../group-key.js'
-import type { NamedAggregate } from '../named-aggregate.js'
 import { LaneScheduler } from '../parallel-scheduler.js'
 import type { Scheduler } from '../scheduler.js'
-import { type AggregateBinding, aggregateTag } from '../with-aggregate.js'
+import { aggregateTag } from '../with-aggregate.js'
 import { createDeferred, type Deferred } from './deferred.js'
 import { ExchangeQueue } from './exchange-queue.js'
 import { LANE_HELD, LaneTask } from './lane-task.js'
@@ -51,7 +50,6 @@ class Turn extends LaneTask implements BackendJob {
   readonly job: BackendJob
   readonly group: Group
   readonly counters: AggregateCounters
-  readonly aggregate: NamedAggregate
   phase: TurnPhase = 'scheduled'
   startedAt: number | undefined = undefined
   /** The lane scheduler this turn holds (or waits for) a lane of, when it is one. */
@@ -65,7 +63,6 @@ class Turn extends LaneTask implements BackendJob {
     job: BackendJob,
     group: Group,
     counters: AggregateCounters,
-    aggregate: NamedAggregate,
   ) {
     super()
     this.backend = backend
@@ -75,7 +72,6 @@ class Turn extends LaneTask implements BackendJob {
     this.job = job
     this.group = group
     this.counters = counters
-    this.aggregate = aggregate
   }
 
   /** The inner backend starts the job. */
@@ -374,8 +370,7 @@ export class AggregateBackend implements Backend {
       const job = queue.shift() as BackendJob
       if (this.withdrawn.size > 0 && this.withdrawn.delete(job)) continue
       group.live--
-      const binding = readTaskTag(job.taskFn, aggregateTag) as AggregateBinding
-      const turn = new Turn(this, job, group, counters, binding.aggregate)
+      const turn = new Turn(this, job, group, counters)
       group.turn = turn
       this.recorder.started(counters, now - enqueuedAt)
       return turn
@@ -393,7 +388,7 @@ export class AggregateBackend implements Backend {
   /** The turn's scheduler, or undefined when the supplier refuses (it has stopped). */
   private schedulerOf(turn: Turn): Scheduler | undefined {
     try {
-      return this.supplier.getOrInitialize(turn.aggregate)
+      return this.supplier.getOrInitialize(turn.counters.aggregate)
     } catch {
       return undefined
     }
@@ -403,7 +398,7 @@ export class AggregateBackend implements Backend {
     let scheduler: Scheduler | undefined
     let refusal: unknown
     try {
-      scheduler = this.supplier.getOrInitialize(turn.aggregate)
+      scheduler = this.supplier.getOrInitialize(turn.counters.aggregate)
     } catch (error) {
       refusal = error
     }

@@ -14,6 +14,8 @@ import { NamedMemo } from './named-memo.js'
 export class AggregateCounters {
   readonly contextName: string
   readonly aggregateName: string
+  /** The named aggregate these figures are for (what its scheduler is looked up by). */
+  readonly aggregate: NamedAggregate
   dispatched = 0
   started = 0
   completed = 0
@@ -30,6 +32,7 @@ export class AggregateCounters {
   constructor(contextName: string, aggregateName: string) {
     this.contextName = contextName
     this.aggregateName = aggregateName
+    this.aggregate = Object.freeze({ contextName, aggregateName })
   }
 
   get queued(): number {
