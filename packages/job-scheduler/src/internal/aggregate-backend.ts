@@ -100,8 +100,8 @@ class Turn extends LaneTask implements BackendJob {
 
 /**
  * One ordering group while it holds work: a FIFO of waiting jobs (with their
- * enqueue times and counters, column-wise) and the turn of the one whose
- * time has come.
+ * enqueue times and counters, as runs) and the turn of the one whose time
+ * has come.
  */
 class Group {
   readonly key: number
@@ -121,8 +121,8 @@ class Group {
  * and, one per group at a time, take a lane of their aggregate's scheduler
  * and go to the inner backend.
  *
- * A waiting job costs a slot and a number in its group's queue: no entry
- * object, no lookup map, no closure. Withdrawing one marks it (a set holds
+ * A waiting job costs one slot in its group's queue: no entry object, no
+ * lookup map, no closure, no per-job time or tag. Withdrawing one marks it (a set holds
  * withdrawn jobs until the queue reaches them, as the runtime's priority
  * backend does) and takes it out of every count at once.
  */
