@@ -523,7 +523,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       }
       if (
         !ok ||
-        this.forced ||
+        // A force stop leaves the dispatcher STOPPED, so this covers it too.
         !this.processing() ||
         queue.size === 0 ||
         // Another named aggregate runs on its own scheduler: the general path looks it up.
