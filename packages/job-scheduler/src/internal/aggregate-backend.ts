@@ -7,7 +7,7 @@ import {
   type TaskFn,
 } from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from '../aggregate-scheduler-supplier.js'
-import { toGroupKey } from '../group-key.js'
+import { groupOf, toGroupKey } from '../group-key.js'
 import { LaneScheduler } from '../parallel-scheduler.js'
 import type { Scheduler } from '../scheduler.js'
 import { aggregateTag } from '../with-aggregate.js'
@@ -195,7 +195,11 @@ export class AggregateBackend implements Backend {
       this.inner.enqueue(job)
       return
     }
-    const key = toGroupKey(binding.id, this.parallelism)
+    const id = binding.id
+    // toGroupKey for an id it must reject (a binding made with the public tag,
+    // not withAggregate); a job admitted here has a string id from then on.
+    const key =
+      typeof id === 'string' ? groupOf(id, this.parallelism) : toGroupKey(id, this.parallelism)
     let group = this.groups.get(key)
     if (group === undefined) {
       group = new Group(key)
@@ -213,7 +217,7 @@ export class AggregateBackend implements Backend {
   withdraw(job: BackendJob): void {
     const binding = readTaskTag(job.taskFn, aggregateTag)
     const group =
-      binding === undefined ? undefined : this.groups.get(toGroupKey(binding.id, this.parallelism))
+      binding === undefined ? undefined : this.groups.get(groupOf(binding.id, this.parallelism))
     if (binding === undefined || group === undefined) {
       this.inner.withdraw(job)
       return
@@ -238,7 +242,7 @@ export class AggregateBackend implements Backend {
     const turn =
       binding === undefined
         ? undefined
-        : this.groups.get(toGroupKey(binding.id, this.parallelism))?.turn
+        : this.groups.get(groupOf(binding.id, this.parallelism))?.turn
     if (turn === undefined || turn.job !== job) {
       this.inner.release(this.strays.get(job) ?? job)
       return
