@@ -204,7 +204,9 @@ describe('AggregateDispatcher: routing and ordering', () => {
       },
     })
     const kinds = ['Order', 'Order', 'Invoice', 'Invoice', 'Order', 'Order', 'Invoice', 'Order']
-    kinds.forEach((kind, seq) => d.dispatch(exchange('order-1', seq, kind)))
+    kinds.forEach((kind, seq) => {
+      d.dispatch(exchange('order-1', seq, kind))
+    })
     await d.stopGracefully()
     expect(log).toEqual(kinds.map((kind, seq) => `${kind}${seq}`))
     expect(peak).toBe(1)

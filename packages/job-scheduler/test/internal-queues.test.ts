@@ -85,7 +85,9 @@ describe('ExchangeQueue (a dispatcher group FIFO)', () => {
   it(`admissions less than ${WAIT_RESOLUTION_MS} ms apart share the first one's time; later ones keep their own`, () => {
     const queue = new ExchangeQueue<number, string>()
     const times = [0, 0.03, 0.06, 0.1, 0.5, 0.52, 3, 2.99, 7]
-    times.forEach((time, i) => queue.push(i, 'A', time))
+    times.forEach((time, i) => {
+      queue.push(i, 'A', time)
+    })
     const seen: number[] = []
     while (queue.size > 0) {
       seen.push(queue.headTime())
