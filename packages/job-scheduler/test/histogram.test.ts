@@ -9,8 +9,12 @@ describe('LatencyHistogram', () => {
     for (let i = 0; i < 2000; i++) samples.push(Math.random() ** 4 * 10 ** (Math.random() * 7))
     for (const ms of samples) {
       const bucket = bucketOf(ms)
+      if (ms === 0) {
+        expect([bucket, upperBound(bucket)]).toEqual([0, 0])
+        continue
+      }
       expect(ms).toBeLessThan(upperBound(bucket))
-      if (bucket > 0) expect(ms).toBeGreaterThanOrEqual(upperBound(bucket - 1))
+      expect(ms).toBeGreaterThanOrEqual(upperBound(bucket - 1))
       expect(upperBound(bucket) + 1).toBeLessThanOrEqual((ms + 1) * (1 + 1 / 16) + 1e-9)
     }
   })
@@ -21,12 +25,13 @@ describe('LatencyHistogram', () => {
     histogram.record(Number.POSITIVE_INFINITY)
     histogram.record(Number.NaN)
     histogram.record(-5)
-    expect(bucketOf(2 ** 40)).toBe(33 * 16 - 1)
-    // Three samples count as 0 ms: the median is the first bucket's bound.
+    // Slot 0 holds exactly 0 ms; then 33 octaves of 16.
+    expect(bucketOf(2 ** 40)).toBe(33 * 16)
+    // Three samples count as exactly 0 ms, and read as 0.
     expect(histogram.summary()).toEqual({
       count: 4,
-      p50: 1 / 16,
-      p99: upperBound(33 * 16 - 1),
+      p50: 0,
+      p99: upperBound(33 * 16),
       max: 2 ** 40,
     })
   })

@@ -6,7 +6,9 @@ import type { LatencySummary } from '../stats.js'
 const SUB_BITS = 4
 const SUB_BUCKETS = 1 << SUB_BITS
 const OCTAVES = 33
-const BUCKETS = OCTAVES * SUB_BUCKETS
+// Slot 0 counts samples of exactly 0 ms (a test clock that does not move),
+// so that they read as 0, not as the first bucket's bound.
+const BUCKETS = 1 + OCTAVES * SUB_BUCKETS
 
 // The bucket of a sample is read off its float64 bits (exponent and the top
 // mantissa bits): a per-sample Math.log2 cost as much as the rest of a
@@ -54,18 +56,20 @@ export class LatencyHistogram {
   }
 }
 
-/** `value + 1` is in `[2^e, 2^(e+1))` with its top mantissa bits `m`: bucket `e·16 + m`. */
+/** 0 for 0 ms; otherwise `ms + 1` is in `[2^e, 2^(e+1))` with top mantissa bits `m`: bucket `1 + e·16 + m`. */
 export function bucketOf(ms: number): number {
+  if (ms === 0) return 0
   float[0] = ms + 1
   const high = words[HIGH]!
   const index =
-    ((high >>> 20) - 1023) * SUB_BUCKETS + ((high >>> (20 - SUB_BITS)) & (SUB_BUCKETS - 1))
+    1 + ((high >>> 20) - 1023) * SUB_BUCKETS + ((high >>> (20 - SUB_BITS)) & (SUB_BUCKETS - 1))
   return index < BUCKETS ? index : BUCKETS - 1
 }
 
-/** The largest ms the bucket holds (exclusive bound). */
+/** The largest ms the bucket holds (exclusive bound; slot 0 holds exactly 0). */
 export function upperBound(index: number): number {
-  const octave = index >> SUB_BITS
-  const sub = index & (SUB_BUCKETS - 1)
+  if (index === 0) return 0
+  const octave = (index - 1) >> SUB_BITS
+  const sub = (index - 1) & (SUB_BUCKETS - 1)
   return 2 ** octave * (1 + (sub + 1) / SUB_BUCKETS) - 1
 }
