@@ -209,7 +209,8 @@ export default {
   id: 'aggregate',
   title: `messages over ${IDS.toLocaleString('en-US')} aggregate ids, ${GROUPS} ordering groups`,
   size: { full: 500_000, quick: 50_000 },
-  target: '≤ 1.5× the pump; live heap at the peak ≤ 2× the pump',
+  target:
+    'AggregateDispatcher ≤ 1.5× the pump, live heap at the peak ≤ 2× the pump; withAggregate on a runtime ≤ 4× the pump, ≤ 250 B per waiting message',
   peers: peerNames.map((name, i) => ({
     name,
     baseline: i === 0,
@@ -263,6 +264,12 @@ export default {
       max: 1.5,
     },
     {
+      label: 'withAggregate on a job-core runtime ≤ 4× the pump',
+      subject: 'job-scheduler on a job-core runtime (withAggregate)',
+      kind: 'ratio',
+      max: 4,
+    },
+    {
       label: 'AggregateDispatcher vs RxJS (info)',
       subject: 'job-scheduler AggregateDispatcher',
       kind: 'relative',
@@ -303,6 +310,12 @@ export default {
           value: round3(peaks['RxJS groupBy + concatMap'] / pump),
           limit: undefined,
           met: null,
+        },
+        {
+          label: 'job-core + withAggregate live heap at the peak ≤ 250 B/message',
+          value: round3(peaks['job-scheduler on a job-core runtime (withAggregate)'] / n),
+          limit: 250,
+          met: peaks['job-scheduler on a job-core runtime (withAggregate)'] / n <= 250,
         },
         {
           label: 'job-core + withAggregate live heap vs the pump (info)',

@@ -3,11 +3,12 @@ import {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
 } from './aggregate-scheduler-supplier.js'
-import { DEFAULT_PARALLELISM, toGroupKey } from './group-key.js'
+import { DEFAULT_PARALLELISM, groupOf, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
 import { ExchangeQueue } from './internal/exchange-queue.js'
-import { LaneTask } from './internal/lane-task.js'
+import { isThenable } from './internal/is-thenable.js'
+import { LANE_HELD, LaneTask } from './internal/lane-task.js'
 import { type AggregateCounters, defaultNow, StatsRecorder } from './internal/stats-recorder.js'
 import { requireFunction, requireName, requirePositiveInteger } from './internal/validate.js'
 import type { LifecycleComponent } from './lifecycle.js'
@@ -146,7 +147,12 @@ class Group<E> extends LaneTask {
   /** The exchange running now (or being scheduled), with its counters and handler start. */
   exchange: E | undefined = undefined
   counters: AggregateCounters | undefined = undefined
-  startedAt: number | undefined = undefined
+  /**
+   * When the handler of `exchange` started; NaN before it starts. Never
+   * `undefined`: a field that only ever holds numbers is updated in place,
+   * while one that may hold `undefined` boxes every new reading.
+   */
+  startedAt = Number.NaN
   private readonly runExchange: (group: Group<E>, signal: AbortSignal) => unknown
   private readonly settled: GroupSettled<E>
   private lateOk = false
@@ -388,7 +394,10 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     let counters: AggregateCounters
     try {
       const aggregateId = exchange.aggregateId
-      key = toGroupKey(aggregateId.id, this.parallelism)
+      const id = aggregateId.id
+      // toGroupKey for what it must reject (with its error); groupOf inlines.
+      key =
+        typeof id === 'string' ? groupOf(id, this.parallelism) : toGroupKey(id, this.parallelism)
       counters = this.recorder.counters(aggregateId)
     } catch (error) {
       this.fail(error)
@@ -434,7 +443,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     group.busy = true
     group.exchange = exchange
     group.counters = counters
-    group.startedAt = undefined
+    group.startedAt = Number.NaN
     this.recorder.started(counters, waited)
     let scheduler: Scheduler
     try {
@@ -472,10 +481,74 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     )
   }
 
-  // A group's exchange on a lane: the work the lane runs, and its end.
+  // A group's exchange on a lane: the work the lane runs. A promise keeps
+  // the lane in hold(), which runs the group's next exchanges on it for as
+  // long as nothing else waits for a lane.
   private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
     group.startedAt = this.instant ?? this.recorder.now()
-    return this.handle(group.exchange as E, this.handlerSignal(signal))
+    const result = this.handle(group.exchange as E, this.handlerSignal(signal))
+    if (!isThenable(result)) return result
+    void this.hold(group, result, signal)
+    return LANE_HELD
+  }
+
+  /**
+   * A group on a lane, as a hand-written pump would run it: one async loop
+   * that awaits each exchange and starts the next in place, with no promise,
+   * closure or scheduler lookup per exchange. It leaves the loop (and the
+   * general path, settled() and runNext(), takes over) on an error, a stop,
+   * an empty queue, an exchange of another named aggregate, or another group
+   * waiting for a lane — where that path would have given the lane back.
+   */
+  private async hold(
+    group: Group<E>,
+    first: PromiseLike<unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const lanes = group.host as LaneScheduler
+    const queue = group.queue
+    // The loop only continues with exchanges of this named aggregate.
+    const counters = group.counters as AggregateCounters
+    const recorder = this.recorder
+    const handlerSignal = this.handlerSignal(signal)
+    let pending: unknown = first
+    for (;;) {
+      let ok = true
+      let value: unknown
+      try {
+        value = await pending
+      } catch (error) {
+        ok = false
+        value = error
+      }
+      if (
+        !ok ||
+        // A force stop leaves the dispatcher STOPPED, so this covers it too.
+        !this.processing() ||
+        queue.size === 0 ||
+        // Another named aggregate runs on its own scheduler: the general path looks it up.
+        queue.headTag() !== counters ||
+        !lanes.keeps(group)
+      ) {
+        lanes.finish(group, ok, value, false)
+        return
+      }
+      // settled() and runNext() in place. One clock read: the end of this
+      // exchange is the start of the next.
+      const now = recorder.now()
+      recorder.finished(counters, now - group.startedAt, true)
+      this.unfinished--
+      recorder.started(counters, now - queue.headTime())
+      const exchange = queue.shift() as E
+      group.exchange = exchange
+      group.startedAt = now
+      try {
+        pending = this.handle(exchange, handlerSignal)
+      } catch (error) {
+        pending = Promise.reject(error)
+      }
+      this.pull()
+    }
   }
 
   private readonly groupSettled = (group: Group<E>, ok: boolean, error: unknown): void => {
@@ -483,7 +556,15 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     const counters = group.counters as AggregateCounters
     group.exchange = undefined
     group.counters = undefined
-    this.settled(group, counters, exchange, group.startedAt, ok, error)
+    const startedAt = group.startedAt
+    this.settled(
+      group,
+      counters,
+      exchange,
+      Number.isNaN(startedAt) ? undefined : startedAt,
+      ok,
+      error,
+    )
   }
 
   private settled(

@@ -47,6 +47,15 @@ export function toGroupKey(aggregateId: string, parallelism: number = DEFAULT_PA
     )
   }
   requirePositiveInteger(parallelism, 'toGroupKey(aggregateId, parallelism)', 'parallelism')
+  return groupOf(aggregateId, parallelism)
+}
+
+/**
+ * {@link toGroupKey} for callers that validated `parallelism` once (the
+ * dispatcher and the runtime backend, once per message): small enough to be
+ * inlined into their admission.
+ */
+export function groupOf(aggregateId: string, parallelism: number): number {
   // Adding parallelism before the second % makes the result non-negative
   // (and never -0); the sum stays below 2^32, exact in a double.
   return ((javaStringHashCode(aggregateId) % parallelism) + parallelism) % parallelism

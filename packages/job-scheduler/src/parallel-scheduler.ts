@@ -1,6 +1,7 @@
 import { IllegalStateError } from '@vega/job-core'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
+import { isThenable } from './internal/is-thenable.js'
 import { LANE_HELD, type LaneHost, LaneTask } from './internal/lane-task.js'
 import { RingQueue } from './internal/ring-queue.js'
 import { requireName, requirePositiveInteger } from './internal/validate.js'
@@ -142,6 +143,16 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
     return true
   }
 
+  /**
+   * Whether `task`, which holds a lane now, may start its next piece of work
+   * on that lane at once instead of giving it back and queueing again: only
+   * while the scheduler is open and nothing waits for a lane, so it is what
+   * the queue would have decided anyway.
+   */
+  keeps(task: LaneTask): boolean {
+    return task.host === this && this.state === 'open' && this.waiting.size === 0
+  }
+
   disposeGracefully(): Promise<void> {
     if (this.idle === undefined) {
       this.idle = createDeferred<void>()
@@ -243,14 +254,6 @@ export class LaneScheduler implements ParallelScheduler, LaneHost {
       this.idle?.resolve()
     }
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  )
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A small latency histogram in milliseconds (about 9 % bucket precision).
+ * A small latency histogram in milliseconds (buckets at most 6.25 % wide).
  * Always `p50 ≤ p99 ≤ max`; all zero before the first sample.
  *
  * @example

@@ -7,9 +7,10 @@ import {
   createParallelScheduler,
   DefaultAggregateSchedulerSupplier,
   immediateScheduler,
+  type ParallelScheduler,
   toGroupKey,
 } from '../src/index.js'
-import { exchange, flush, flushTimes, gate, never, type TestExchange } from './helpers.js'
+import { exchange, flush, flushTimes, gate, never, orderId, type TestExchange } from './helpers.js'
 
 function dispatcher(
   options: Partial<AggregateDispatcherOptions<TestExchange>> = {},
@@ -178,6 +179,59 @@ describe('AggregateDispatcher: routing and ordering', () => {
     await d.stopGracefully()
     expect(log).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2'])
     expect(d.stats().aggregates[0]).toMatchObject({ completed: 3, inFlight: 0, queued: 0 })
+  })
+
+  it('a group whose exchanges alternate between named aggregates stays serial and in order, each on its own scheduler, and a failure mid-run resumes', async () => {
+    const supplier = new DefaultAggregateSchedulerSupplier('w', 1)
+    const log: string[] = []
+    const errors: number[] = []
+    const wrongLane: number[] = []
+    let inside = 0
+    let peak = 0
+    const d = running({
+      parallelism: 16,
+      schedulerSupplier: supplier,
+      onError: (_error, e) => errors.push(e.seq),
+      handle: async (e) => {
+        peak = Math.max(peak, ++inside)
+        log.push(`${e.aggregateId.aggregateName}${e.seq}`)
+        // It holds a lane of its own aggregate's scheduler, not of the one before it.
+        const own = supplier.getOrInitialize(e.aggregateId) as ParallelScheduler
+        if (own.running !== 1) wrongLane.push(e.seq)
+        await null
+        inside--
+        if (e.seq === 4) throw new Error('rejected command')
+      },
+    })
+    const kinds = ['Order', 'Order', 'Invoice', 'Invoice', 'Order', 'Order', 'Invoice', 'Order']
+    kinds.forEach((kind, seq) => {
+      d.dispatch(exchange('order-1', seq, kind))
+    })
+    await d.stopGracefully()
+    expect(log).toEqual(kinds.map((kind, seq) => `${kind}${seq}`))
+    expect(peak).toBe(1)
+    expect(wrongLane).toEqual([])
+    expect(errors).toEqual([4])
+    const stats = Object.fromEntries(d.stats().aggregates.map((a) => [a.aggregateName, a]))
+    expect(stats.Order).toMatchObject({
+      dispatched: 5,
+      completed: 4,
+      failed: 1,
+      queued: 0,
+      inFlight: 0,
+    })
+    expect(stats.Invoice).toMatchObject({
+      dispatched: 3,
+      completed: 3,
+      failed: 0,
+      queued: 0,
+      inFlight: 0,
+    })
+    expect(stats.Order!.latency.count).toBe(5)
+    for (const named of [orderId('x', 'Order'), orderId('x', 'Invoice')]) {
+      expect((supplier.getOrInitialize(named) as ParallelScheduler).running).toBe(0)
+    }
+    await supplier.stopGracefully()
   })
 
   it('ids that collide on a group share one serial queue', async () => {

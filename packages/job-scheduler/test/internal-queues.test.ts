@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ExchangeQueue } from '../src/internal/exchange-queue.js'
+import { ExchangeQueue, WAIT_RESOLUTION_MS } from '../src/internal/exchange-queue.js'
 import { RingQueue } from '../src/internal/ring-queue.js'
 
 describe('ExchangeQueue (a dispatcher group FIFO)', () => {
@@ -11,16 +11,15 @@ describe('ExchangeQueue (a dispatcher group FIFO)', () => {
     // every few values, in runs of different lengths.
     for (let round = 0; round < 50; round++) {
       for (let i = 0; i < 3 + (round % 5); i++, next++) {
-        queue.push(next, `tag-${Math.floor(next / (1 + (round % 3)))}`, next / 10)
+        queue.push(next, `tag-${Math.floor(next / (1 + (round % 3)))}`, next)
       }
       for (let i = 0; i < 2 && queue.size > 0; i++) {
-        seen.push([queue.headTime() * 10, queue.headTag(), queue.shift() as number])
+        seen.push([queue.headTime(), queue.headTag(), queue.shift() as number])
       }
     }
-    while (queue.size > 0)
-      seen.push([queue.headTime() * 10, queue.headTag(), queue.shift() as number])
+    while (queue.size > 0) seen.push([queue.headTime(), queue.headTag(), queue.shift() as number])
     expect(seen.map(([, , value]) => value)).toEqual(Array.from({ length: next }, (_, i) => i))
-    for (const [time, , value] of seen) expect(Math.round(time)).toBe(value)
+    for (const [time, , value] of seen) expect(time).toBe(value)
     const expectedTags: string[] = []
     let value = 0
     for (let round = 0; round < 50; round++) {
@@ -59,6 +58,43 @@ describe('ExchangeQueue (a dispatcher group FIFO)', () => {
     expect([queue.headTag(), queue.shift()]).toEqual(['A', 'a2'])
     expect([queue.headTag(), queue.shift()]).toEqual(['B', 'b1'])
     expect([queue.headTag(), queue.headTime(), queue.shift()]).toEqual(['A', 3, 'a3'])
+  })
+
+  it('a queue that never empties cuts its consumed front away: it stays within twice its size, in order', () => {
+    const queue = new ExchangeQueue<number, string>()
+    let next = 0
+    let expected = 0
+    let most = 0
+    for (let i = 0; i < 100; i++, next++) queue.push(next, 'A', next)
+    // Two in, two out, for far longer than the cut threshold: the queue holds ~100 throughout.
+    for (let round = 0; round < 20_000; round++) {
+      for (let i = 0; i < 2; i++, next++) queue.push(next, next % 7 === 0 ? 'B' : 'A', next)
+      for (let i = 0; i < 2; i++, expected++) {
+        expect(queue.headTime()).toBe(expected)
+        expect(queue.headTag()).toBe(expected % 7 === 0 && expected >= 100 ? 'B' : 'A')
+        expect(queue.shift()).toBe(expected)
+      }
+      most = Math.max(most, queue.slots)
+    }
+    expect(queue.size).toBe(100)
+    expect(most).toBeLessThanOrEqual(2 * 4096 + 2)
+    while (queue.size > 0) expect(queue.shift()).toBe(expected++)
+    expect(queue.slots).toBe(0)
+  })
+
+  it(`admissions less than ${WAIT_RESOLUTION_MS} ms apart share the first one's time; later ones keep their own`, () => {
+    const queue = new ExchangeQueue<number, string>()
+    const times = [0, 0.03, 0.06, 0.1, 0.5, 0.52, 3, 2.99, 7]
+    times.forEach((time, i) => {
+      queue.push(i, 'A', time)
+    })
+    const seen: number[] = []
+    while (queue.size > 0) {
+      seen.push(queue.headTime())
+      queue.shift()
+    }
+    // 0.1 is not < 0.1 after 0: its own; a clock that goes back starts its own too.
+    expect(seen).toEqual([0, 0, 0, 0.1, 0.5, 0.5, 3, 2.99, 7])
   })
 
   it('drain visits every tag oldest first and leaves the queue empty', () => {

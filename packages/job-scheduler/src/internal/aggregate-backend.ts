@@ -7,11 +7,10 @@ import {
   type TaskFn,
 } from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from '../aggregate-scheduler-supplier.js'
-import { toGroupKey } from '../group-key.js'
-import type { NamedAggregate } from '../named-aggregate.js'
+import { groupOf, toGroupKey } from '../group-key.js'
 import { LaneScheduler } from '../parallel-scheduler.js'
 import type { Scheduler } from '../scheduler.js'
-import { type AggregateBinding, aggregateTag } from '../with-aggregate.js'
+import { aggregateTag } from '../with-aggregate.js'
 import { createDeferred, type Deferred } from './deferred.js'
 import { ExchangeQueue } from './exchange-queue.js'
 import { LANE_HELD, LaneTask } from './lane-task.js'
@@ -51,7 +50,6 @@ class Turn extends LaneTask implements BackendJob {
   readonly job: BackendJob
   readonly group: Group
   readonly counters: AggregateCounters
-  readonly aggregate: NamedAggregate
   phase: TurnPhase = 'scheduled'
   startedAt: number | undefined = undefined
   /** The lane scheduler this turn holds (or waits for) a lane of, when it is one. */
@@ -65,7 +63,6 @@ class Turn extends LaneTask implements BackendJob {
     job: BackendJob,
     group: Group,
     counters: AggregateCounters,
-    aggregate: NamedAggregate,
   ) {
     super()
     this.backend = backend
@@ -75,7 +72,6 @@ class Turn extends LaneTask implements BackendJob {
     this.job = job
     this.group = group
     this.counters = counters
-    this.aggregate = aggregate
   }
 
   /** The inner backend starts the job. */
@@ -104,8 +100,8 @@ class Turn extends LaneTask implements BackendJob {
 
 /**
  * One ordering group while it holds work: a FIFO of waiting jobs (with their
- * enqueue times and counters, column-wise) and the turn of the one whose
- * time has come.
+ * enqueue times and counters, as runs) and the turn of the one whose time
+ * has come.
  */
 class Group {
   readonly key: number
@@ -125,8 +121,8 @@ class Group {
  * and, one per group at a time, take a lane of their aggregate's scheduler
  * and go to the inner backend.
  *
- * A waiting job costs a slot and a number in its group's queue: no entry
- * object, no lookup map, no closure. Withdrawing one marks it (a set holds
+ * A waiting job costs one slot in its group's queue: no entry object, no
+ * lookup map, no closure, no per-job time or tag. Withdrawing one marks it (a set holds
  * withdrawn jobs until the queue reaches them, as the runtime's priority
  * backend does) and takes it out of every count at once.
  */
@@ -199,7 +195,11 @@ export class AggregateBackend implements Backend {
       this.inner.enqueue(job)
       return
     }
-    const key = toGroupKey(binding.id, this.parallelism)
+    const id = binding.id
+    // toGroupKey for an id it must reject (a binding made with the public tag,
+    // not withAggregate); a job admitted here has a string id from then on.
+    const key =
+      typeof id === 'string' ? groupOf(id, this.parallelism) : toGroupKey(id, this.parallelism)
     let group = this.groups.get(key)
     if (group === undefined) {
       group = new Group(key)
@@ -217,7 +217,7 @@ export class AggregateBackend implements Backend {
   withdraw(job: BackendJob): void {
     const binding = readTaskTag(job.taskFn, aggregateTag)
     const group =
-      binding === undefined ? undefined : this.groups.get(toGroupKey(binding.id, this.parallelism))
+      binding === undefined ? undefined : this.groups.get(groupOf(binding.id, this.parallelism))
     if (binding === undefined || group === undefined) {
       this.inner.withdraw(job)
       return
@@ -242,7 +242,7 @@ export class AggregateBackend implements Backend {
     const turn =
       binding === undefined
         ? undefined
-        : this.groups.get(toGroupKey(binding.id, this.parallelism))?.turn
+        : this.groups.get(groupOf(binding.id, this.parallelism))?.turn
     if (turn === undefined || turn.job !== job) {
       this.inner.release(this.strays.get(job) ?? job)
       return
@@ -374,8 +374,7 @@ export class AggregateBackend implements Backend {
       const job = queue.shift() as BackendJob
       if (this.withdrawn.size > 0 && this.withdrawn.delete(job)) continue
       group.live--
-      const binding = readTaskTag(job.taskFn, aggregateTag) as AggregateBinding
-      const turn = new Turn(this, job, group, counters, binding.aggregate)
+      const turn = new Turn(this, job, group, counters)
       group.turn = turn
       this.recorder.started(counters, now - enqueuedAt)
       return turn
@@ -393,7 +392,7 @@ export class AggregateBackend implements Backend {
   /** The turn's scheduler, or undefined when the supplier refuses (it has stopped). */
   private schedulerOf(turn: Turn): Scheduler | undefined {
     try {
-      return this.supplier.getOrInitialize(turn.aggregate)
+      return this.supplier.getOrInitialize(turn.counters.aggregate)
     } catch {
       return undefined
     }
@@ -403,7 +402,7 @@ export class AggregateBackend implements Backend {
     let scheduler: Scheduler | undefined
     let refusal: unknown
     try {
-      scheduler = this.supplier.getOrInitialize(turn.aggregate)
+      scheduler = this.supplier.getOrInitialize(turn.counters.aggregate)
     } catch (error) {
       refusal = error
     }

@@ -1,64 +1,104 @@
-import { RingQueue } from './ring-queue.js'
+/** Consumed slots at the front of an array that are cut away once they are also most of it. */
+const COMPACT_AT = 4096
 
-/** Consecutive queued exchanges that share one tag (their aggregate's counters). */
-interface Run<K> {
-  readonly tag: K
-  count: number
-}
+/**
+ * Admissions into one group less than this many ms apart share one enqueue
+ * time (the first one's): a wait is overstated by less than this.
+ */
+export const WAIT_RESOLUTION_MS = 0.1
 
 /**
  * The FIFO of a dispatcher group: each exchange with its enqueue time and a
- * tag (its named aggregate's counters). Stored column-wise in one ring, so a
- * queued exchange costs an array slot and 8 bytes of `Float64Array`, not an
- * entry object, a boxed number and a list node. Tags are run-length encoded:
- * a group's exchanges almost always belong to a few aggregate types, so a tag
- * is stored once per run of equal tags, not once per exchange.
+ * tag (its named aggregate's counters).
+ *
+ * The exchanges are one array that grows by `push` and is read from a moving
+ * head, as a hand-written pump's queue is: a queued exchange costs one array
+ * slot, not an entry object and a list node, and `shift` is a slot read, a
+ * slot clear and three counts (a ring grown slot by slot from JavaScript paid
+ * a write barrier per slot, and per-shift bookkeeping of tags and times cost
+ * as much as the pump's whole step).
+ *
+ * Tags and times are runs, each stored with the sequence number of its first
+ * exchange and found from the head's sequence number when asked for
+ * (`headTag`, `headTime`), so `shift` never touches them. A group's
+ * exchanges almost always belong to a few aggregate types (one run per
+ * change), and admissions less than {@link WAIT_RESOLUTION_MS} apart share
+ * a time (a burst pays nothing per exchange; sparse admissions, whose queues
+ * are short, a time each).
+ *
+ * Everything starts over when the queue empties; a queue that never empties
+ * cuts its consumed fronts away once they are large and most of the array,
+ * so it stays within about twice its size.
  */
 export class ExchangeQueue<T, K> {
-  private values: (T | undefined)[] = new Array<T | undefined>(4)
-  private times: Float64Array = new Float64Array(4)
-  private readonly runs: RingQueue<Run<K>> = new RingQueue<Run<K>>()
-  private lastRun: Run<K> | undefined = undefined
-  private mask = 3
+  private values: (T | undefined)[] = []
   private head = 0
+  /** The sequence number of the head: exchanges shifted since the queue last emptied. */
+  private taken = 0
+  private tags: K[] = []
+  private tagStarts: number[] = []
+  private tagHead = 0
+  private times: number[] = []
+  private timeStarts: number[] = []
+  private timeHead = 0
   size = 0
 
   push(value: T, tag: K, time: number): void {
-    if (this.size > this.mask) this.grow()
-    const at = (this.head + this.size) & this.mask
-    this.values[at] = value
-    this.times[at] = time
+    const seq = this.taken + this.size
+    const fresh = this.size === 0
+    this.values.push(value)
     this.size++
-    const last = this.lastRun
-    if (last !== undefined && last.count > 0 && last.tag === tag) {
-      last.count++
-    } else {
-      const run: Run<K> = { tag, count: 1 }
-      this.runs.push(run)
-      this.lastRun = run
+    const tags = this.tags
+    if (fresh || tags[tags.length - 1] !== tag) {
+      tags.push(tag)
+      this.tagStarts.push(seq)
     }
+    const times = this.times
+    const since = fresh ? -1 : time - (times[times.length - 1] as number)
+    if (!(since >= 0 && since < WAIT_RESOLUTION_MS)) {
+      times.push(time)
+      this.timeStarts.push(seq)
+    }
+  }
+
+  /** Slots held now: queued exchanges plus a consumed front not yet cut away. */
+  get slots(): number {
+    return this.values.length
   }
 
   /** The tag of the oldest exchange; only while `size > 0`. */
   headTag(): K {
-    return (this.runs.peek() as Run<K>).tag
+    const starts = this.tagStarts
+    let at = this.tagHead
+    while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
+    if (at !== this.tagHead) this.tagHead = at
+    return this.tags[at] as K
   }
 
   /** The enqueue time of the oldest exchange; only while `size > 0`. */
   headTime(): number {
-    return this.times[this.head] as number
+    const starts = this.timeStarts
+    let at = this.timeHead
+    while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
+    if (at !== this.timeHead) this.timeHead = at
+    return this.times[at] as number
   }
 
   /** Removes the oldest exchange; read its tag and time first. */
   shift(): T | undefined {
     if (this.size === 0) return undefined
-    const value = this.values[this.head]
-    this.values[this.head] = undefined
-    this.head = (this.head + 1) & this.mask
-    this.size--
-    const run = this.runs.peek() as Run<K>
-    // A run emptied here is never extended again (count 0 is checked in push).
-    if (--run.count === 0) this.runs.shift()
+    const head = this.head
+    const values = this.values
+    const value = values[head]
+    if (--this.size === 0) {
+      this.reset()
+      return value
+    }
+    // Cleared so that a handled exchange is not kept alive by its old slot.
+    values[head] = undefined
+    this.head = head + 1
+    this.taken++
+    if (head >= COMPACT_AT && head >= this.size) this.compact()
     return value
   }
 
@@ -70,25 +110,35 @@ export class ExchangeQueue<T, K> {
     }
   }
 
-  // Doubling keeps the capacity a power of two, so indexes wrap with a mask.
-  // Called only when full: the ring is [head, capacity) then [0, head). Both
-  // columns grow in place with one native copy each (setting an array's
-  // length reallocates its store; a typed array is copied with set), then
-  // the wrapped part [0, head) moves to [capacity, capacity + head), so the
-  // head stays where it is. In a burst the wrapped part is a slot or two.
-  private grow(): void {
-    const capacity = this.values.length
-    const head = this.head
-    const values = this.values
-    values.length = capacity * 2
-    for (let i = 0; i < head; i++) {
-      values[capacity + i] = values[i]
-      values[i] = undefined
+  // Emptied: every column starts over (truncation keeps no slot alive).
+  private reset(): void {
+    this.values.length = 0
+    this.head = 0
+    this.taken = 0
+    this.tags.length = 0
+    this.tagStarts.length = 0
+    this.tagHead = 0
+    this.times.length = 0
+    this.timeStarts.length = 0
+    this.timeHead = 0
+  }
+
+  // Each consumed front cut is at least half of its array: one native move.
+  private compact(): void {
+    this.values.splice(0, this.head)
+    this.head = 0
+    // Runs behind the head's own are consumed; only many sparse times pile up.
+    this.headTag()
+    this.headTime()
+    if (this.timeHead >= COMPACT_AT) {
+      this.times.splice(0, this.timeHead)
+      this.timeStarts.splice(0, this.timeHead)
+      this.timeHead = 0
     }
-    const times = new Float64Array(capacity * 2)
-    times.set(this.times)
-    times.copyWithin(capacity, 0, head)
-    this.times = times
-    this.mask = capacity * 2 - 1
+    if (this.tagHead >= COMPACT_AT) {
+      this.tags.splice(0, this.tagHead)
+      this.tagStarts.splice(0, this.tagHead)
+      this.tagHead = 0
+    }
   }
 }

@@ -3,16 +3,27 @@ import type { AggregateStats, SchedulingStats } from '../stats.js'
 import { LatencyHistogram } from './histogram.js'
 import { NamedMemo } from './named-memo.js'
 
-/** Live figures of one named aggregate. One per aggregate, never per id or group. */
+/**
+ * Live figures of one named aggregate. One per aggregate, never per id or
+ * group. Only monotonic counts are kept, each updated in place by one `++`
+ * at its edge; `queued`, `inFlight`, `dropped` and `pending` are derived
+ * from them when read (by `stats()` and at the rare drain check), so an
+ * exchange's way through costs three increments, a comparison for the wait
+ * and one histogram sample.
+ */
 export class AggregateCounters {
   readonly contextName: string
   readonly aggregateName: string
-  queued = 0
-  inFlight = 0
+  /** The named aggregate these figures are for (what its scheduler is looked up by). */
+  readonly aggregate: NamedAggregate
   dispatched = 0
+  started = 0
   completed = 0
   failed = 0
-  dropped = 0
+  /** Left a queue without starting (withdrawn, dropped by a force stop). */
+  left = 0
+  /** Withdrawn after it started and before its body ran (a cancelled task). */
+  abandoned = 0
   longestGroupWait = 0
   lastDrain: number | undefined = undefined
   drainRecorded = true
@@ -21,10 +32,23 @@ export class AggregateCounters {
   constructor(contextName: string, aggregateName: string) {
     this.contextName = contextName
     this.aggregateName = aggregateName
+    this.aggregate = Object.freeze({ contextName, aggregateName })
+  }
+
+  get queued(): number {
+    return this.dispatched - this.started - this.left
+  }
+
+  get inFlight(): number {
+    return this.started - this.completed - this.failed - this.abandoned
+  }
+
+  get dropped(): number {
+    return this.left + this.abandoned
   }
 
   get pending(): number {
-    return this.queued + this.inFlight
+    return this.dispatched - this.left - this.completed - this.failed - this.abandoned
   }
 }
 
@@ -105,36 +129,32 @@ export class StatsRecorder {
   }
 
   admitted(counters: AggregateCounters): void {
-    counters.queued++
     counters.dispatched++
   }
 
   started(counters: AggregateCounters, waitedMs: number): void {
-    counters.queued--
-    counters.inFlight++
+    counters.started++
     if (waitedMs > counters.longestGroupWait) counters.longestGroupWait = waitedMs
   }
 
   /** A queued entry that left without running (withdrawn, dropped by a force stop). */
   left(counters: AggregateCounters): void {
-    counters.queued--
-    counters.dropped++
+    counters.left++
     this.settledOne(counters)
   }
 
   /** An in-flight entry withdrawn before its body ran (a cancelled task). */
   abandoned(counters: AggregateCounters): void {
-    counters.inFlight--
-    counters.dropped++
+    counters.abandoned++
     this.settledOne(counters)
   }
 
   finished(counters: AggregateCounters, durationMs: number | undefined, ok: boolean): void {
-    counters.inFlight--
     if (ok) counters.completed++
     else counters.failed++
     if (durationMs !== undefined) counters.latency.record(durationMs)
-    this.settledOne(counters)
+    // Only while a drain is being timed (one flag read otherwise).
+    if (!counters.drainRecorded) this.settledOne(counters)
   }
 
   /** Intake closed: from now on, each aggregate's drain time is measured. */
@@ -175,6 +195,12 @@ export class StatsRecorder {
   }
 }
 
+// Read once: in Node, globalThis.performance is a lazy accessor, and
+// calling it on every clock reading cost as much as the reading itself.
+let performanceClock: { now(): number } | undefined
+
+/** The default clock of latency and wait figures: `performance.now()` (`Date.now()` without it), in ms. */
 export function defaultNow(): number {
-  return globalThis.performance?.now() ?? Date.now()
+  performanceClock ??= globalThis.performance
+  return performanceClock === undefined ? Date.now() : performanceClock.now()
 }
