@@ -27,6 +27,13 @@ const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
 export class RedisIO {
   readonly channel: string
   readonly fenceTtlMs: number
+  /**
+   * The run_id of the server at the other end of one connection (`redis.stream`),
+   * learned from a grant on it: one TCP connection reaches one server process,
+   * so grants answered on it need not ask again (an INFO costs the server more
+   * than the rest of the grant).
+   */
+  private known: { readonly socket: unknown; readonly runId: string } | undefined
 
   constructor(
     readonly redis: Redis,
@@ -104,12 +111,45 @@ export class RedisIO {
       this.resultKey(hash, follow),
       this.key(hash, 'followers'),
     ]
-    const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash]
+    const ask = this.knowsRunId() ? '0' : '1'
+    const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash, ask]
     return this.bounded(
       'acquire',
-      () => scripts.acquire.run(this.redis, [...keys, ...args]).then(parseAcquire),
+      () =>
+        scripts.acquire
+          .run(this.redis, [...keys, ...args])
+          .then(parseAcquire)
+          .then((reply) => this.withRunId(reply)),
       late,
     )
+  }
+
+  /** Whether a grant sent now is answered on the connection whose server's run_id is known. */
+  private knowsRunId(): boolean {
+    return this.redis.status === 'ready' && this.known?.socket === this.redis.stream
+  }
+
+  /**
+   * Fills in the run_id of a grant. A reply is handled (microtasks of the
+   * socket's data event) while `redis.stream` is still the connection it
+   * came on: ioredis replaces the stream only after the old one closed.
+   */
+  private withRunId(reply: AcquireReply): AcquireReply | Promise<AcquireReply> {
+    if (reply.kind !== 'granted') return reply
+    const socket = this.redis.stream
+    if (reply.runId !== '') {
+      this.known = { socket, runId: reply.runId }
+      return reply
+    }
+    if (this.known?.socket === socket) return { ...reply, runId: this.known.runId }
+    // Sent on an earlier connection, answered on this one (ioredis resent it after a reconnect): ask this server.
+    return this.redis.info('server').then((info) => {
+      const runId = /run_id:(\w+)/.exec(info)?.[1]
+      // A grant whose server cannot be named carries a run_id no server has: assertLease refuses it.
+      if (runId === undefined || this.redis.stream !== socket) return { ...reply, runId: '?' }
+      this.known = { socket, runId }
+      return { ...reply, runId }
+    })
   }
 
   renew(hash: string, id: string): Promise<boolean> {

@@ -17,71 +17,91 @@ local function keep_for(key, ms)
   local left = redis.call('PTTL', key)
   if left < ms then redis.call('PEXPIRE', key, ms) end
 end
-local function purge(holders, queue, wexp, now)
-  redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
+`
+
+// Every redis.call costs the server about as much as a whole plain command
+// sent by a client would, so the uncontended path makes as few as it can:
+// the waiters' bookkeeping is only read when a queue exists, a holders set
+// that was empty needs no PTTL, and the fence counter is created by its INCR.
+const ACQUIRE_HELPERS = `
+local function purge_waiters(queue, wexp, now)
   local gone = redis.call('ZRANGEBYSCORE', wexp, '-inf', now)
   if #gone > 0 then
     redis.call('ZREM', queue, unpack(gone))
     redis.call('ZREM', wexp, unpack(gone))
   end
 end
-local function grant(fence, holders, id, now, lease, fence_ttl)
-  if redis.call('EXISTS', fence) == 0 then
-    -- Seeded from the server's clock: after a restart that emptied Redis,
-    -- new tokens still exceed every token handed out before it.
-    redis.call('SET', fence, string.format('%d', now * 1000))
-  end
+-- held: live holders before this grant (0: the set is new, so it has no TTL yet).
+local function grant(fence, holders, id, now, lease, fence_ttl, held)
   local token = redis.call('INCR', fence)
-  redis.call('PEXPIRE', fence, fence_ttl)
+  if token == 1 then
+    -- A new counter is seeded from the server's clock: after a restart that
+    -- emptied Redis, new tokens still exceed every token handed out before it.
+    token = now * 1000 + 1
+    redis.call('SET', fence, string.format('%d', token), 'PX', fence_ttl)
+  else
+    redis.call('PEXPIRE', fence, fence_ttl)
+  end
   redis.call('ZADD', holders, now + lease, id)
-  keep_for(holders, lease)
+  if held == 0 then redis.call('PEXPIRE', holders, lease) else keep_for(holders, lease) end
   return token
 end
 `
 
 /**
  * KEYS: fence, holders, queue, wexp, result, followers
- * ARGV: id, mode, limit, leaseMs, fenceTtlMs, channel, hash
+ * ARGV: id, mode, limit, leaseMs, fenceTtlMs, channel, hash, withRunId ('1' | '0')
  * mode: queue (serialize) | latest (keepLatest) | try (exhaust) | take (restart) | lead (dedupe)
- * → {1, token, runId, evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
+ * → {1, token, runId ('' unless asked), evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
  */
-const ACQUIRE = `${PRELUDE}
+const ACQUIRE = `${PRELUDE}${ACQUIRE_HELPERS}
 local fence, holders, queue, wexp, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local id, mode, limit, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local channel, hash = ARGV[6], ARGV[7]
+-- The run_id costs a whole INFO: only a client that does not know it yet asks.
+local function server()
+  if ARGV[8] == '1' then return run_id() end
+  return ''
+end
 local now = now_ms()
-purge(holders, queue, wexp, now)
 if mode == 'take' then
-  local evicted = redis.call('ZRANGE', holders, 0, -1)
+  -- Every live holder is evicted; expired ones are gone with the set.
+  local evicted = redis.call('ZRANGEBYSCORE', holders, '(' .. now, '+inf')
   redis.call('DEL', holders)
-  local token = grant(fence, holders, id, now, lease, fence_ttl)
+  local token = grant(fence, holders, id, now, lease, fence_ttl, 0)
   if #evicted > 0 then
     redis.call('PUBLISH', channel, 'x\\n' .. hash .. '\\n' .. table.concat(evicted, '\\n'))
   end
-  return {1, token, run_id(), unpack(evicted)}
+  return {1, token, server(), unpack(evicted)}
 end
+redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
 local held = redis.call('ZCARD', holders)
 if mode == 'lead' then
   local done = redis.call('GET', result)
   if done then return {2, done} end
-  if held == 0 then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  if held == 0 then return {1, grant(fence, holders, id, now, lease, fence_ttl, held), server()} end
   -- Someone waits for the leader's value: only then does its release publish it.
   redis.call('SET', followers, '1', 'PX', lease)
   return {0, 0, redis.call('ZRANGE', holders, 0, 0)[1]}
 end
 if mode == 'try' then
-  if held < limit then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  if held < limit then return {1, grant(fence, holders, id, now, lease, fence_ttl, held), server()} end
   return {0, 0}
 end
-local rank = redis.call('ZRANK', queue, id)
-local queued = rank ~= false
-if not queued then rank = redis.call('ZCARD', queue) end
+-- queue (serialize) and latest (keepLatest): the only modes with waiters.
+local rank, queued = 0, false
+if redis.call('EXISTS', queue) == 1 then
+  purge_waiters(queue, wexp, now)
+  rank = redis.call('ZRANK', queue, id)
+  queued = rank ~= false
+  if not queued then rank = redis.call('ZCARD', queue) end
+end
 if held + rank < limit then
   if queued then
     redis.call('ZREM', queue, id)
     redis.call('ZREM', wexp, id)
   end
-  return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()}
+  return {1, grant(fence, holders, id, now, lease, fence_ttl, held), server()}
 end
 local superseded = {}
 if not queued then
