@@ -34,6 +34,8 @@ export class RedisIO {
    * than the rest of the grant).
    */
   private known: { readonly socket: unknown; readonly runId: string } | undefined
+  /** The connection on which a grant that asks for the run_id is on the wire: the grants behind it need not ask. */
+  private asking: unknown
 
   constructor(
     readonly redis: Redis,
@@ -111,22 +113,31 @@ export class RedisIO {
       this.resultKey(hash, follow),
       this.key(hash, 'followers'),
     ]
-    const ask = this.knowsRunId() ? '0' : '1'
-    const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash, ask]
-    return this.bounded(
-      'acquire',
-      () =>
-        scripts.acquire
-          .run(this.redis, [...keys, ...args])
-          .then(parseAcquire)
-          .then((reply) => this.withRunId(reply)),
-      late,
-    )
+    const ask = !this.knowsRunId()
+    const socket = this.redis.stream
+    if (ask) this.asking = socket
+    const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash, ask ? '1' : '0']
+    const step = () =>
+      scripts.acquire
+        .run(this.redis, [...keys, ...args])
+        .then(parseAcquire)
+        .then((reply) => this.withRunId(reply))
+    return this.bounded('acquire', ask ? () => step().finally(() => this.stopAsking(socket)) : step, late)
   }
 
-  /** Whether a grant sent now is answered on the connection whose server's run_id is known. */
+  /**
+   * Whether a grant sent now is answered after the run_id of its connection
+   * is known: one connection answers in order, so a grant behind one that
+   * asks (restart sends many without waiting) need not ask too.
+   */
   private knowsRunId(): boolean {
-    return this.redis.status === 'ready' && this.known?.socket === this.redis.stream
+    if (this.redis.status !== 'ready') return false
+    const socket = this.redis.stream
+    return this.known?.socket === socket || this.asking === socket
+  }
+
+  private stopAsking(socket: unknown): void {
+    if (this.asking === socket) this.asking = undefined
   }
 
   /**
