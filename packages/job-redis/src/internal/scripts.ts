@@ -194,16 +194,26 @@ export class Script {
     this.sha = createHash('sha1').update(source).digest('hex')
   }
 
-  async run(redis: Redis, args: readonly (string | number)[]): Promise<unknown> {
+  /**
+   * Sends the script by SHA and hands its reply to `parse`, all in one
+   * continuation (this runs twice per call: a promise layer less is time).
+   */
+  run<T>(
+    redis: Redis,
+    args: readonly (string | number)[],
+    parse: (reply: unknown) => T | PromiseLike<T>,
+    onError?: (error: unknown) => never,
+  ): Promise<T> {
     preload(redis)
-    try {
-      return await redis.evalsha(this.sha, this.keys, ...args)
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
+    return redis.evalsha(this.sha, this.keys, ...args).then(parse, (error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) {
+        if (onError === undefined) throw error
+        return onError(error)
+      }
       // Redis restarted and forgot the scripts: load them all again, in order, before the next call.
       loadedOn.delete(redis)
-      return await redis.eval(this.source, this.keys, ...args)
-    }
+      return redis.eval(this.source, this.keys, ...args).then(parse, onError)
+    })
   }
 }
 
