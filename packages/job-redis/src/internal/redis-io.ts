@@ -27,6 +27,9 @@ const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
 export class RedisIO {
   readonly channel: string
   readonly fenceTtlMs: number
+  /** The numbers every script call sends, as the strings ioredis would make of them each time. */
+  private readonly leaseArg: string
+  private readonly fenceTtlArg: string
   /**
    * The run_id of the server at the other end of one connection (`redis.stream`),
    * learned from a grant on it: one TCP connection reaches one server process,
@@ -45,14 +48,12 @@ export class RedisIO {
   ) {
     this.channel = `${prefix}:~wake`
     this.fenceTtlMs = Math.max(FENCE_TTL_FLOOR_MS, leaseMs * 1000)
+    this.leaseArg = String(leaseMs)
+    this.fenceTtlArg = String(this.fenceTtlMs)
   }
 
-  key(hash: string, part: 'fence' | 'hold' | 'queue' | 'wexp' | 'followers'): string {
+  key(hash: string, part: 'hold' | 'queue' | 'wexp'): string {
     return `${this.prefix}:${hash}:${part}`
-  }
-
-  resultKey(hash: string, leaderId: string): string {
-    return `${this.prefix}:${hash}:result:${leaderId}`
   }
 
   /** Runs `step` with the timeout; a late success is handed to `late` (to undo a grant nobody waits for). */
@@ -105,27 +106,10 @@ export class RedisIO {
     follow: string,
     late: (reply: AcquireReply) => void,
   ): Promise<AcquireReply> {
-    const base = `${this.prefix}:${hash}:`
     const ask = !this.knowsRunId()
     const socket = this.redis.stream
     if (ask) this.asking = socket
-    // KEYS then ARGV of ACQUIRE, in one array: the call path copies it once, in ioredis.
-    const args = [
-      `${base}fence`,
-      `${base}hold`,
-      `${base}queue`,
-      `${base}wexp`,
-      `${base}result:${follow}`,
-      `${base}followers`,
-      id,
-      mode,
-      limit,
-      this.leaseMs,
-      this.fenceTtlMs,
-      this.channel,
-      hash,
-      ask ? '1' : '0',
-    ]
+    const args = this.acquireArgs(hash, id, mode, limit, follow, ask ? '1' : '0')
     const onReply = (raw: unknown) => {
       if (ask) this.stopAsking(socket)
       return this.withRunId(parseAcquire(raw))
@@ -136,9 +120,79 @@ export class RedisIO {
     }
     return this.bounded(
       'acquire',
-      () => scripts.acquire.run(this.redis, args, onReply, onError),
+      () =>
+        scripts.acquire.run(this.redis, args.length - ACQUIRE_ARGV[mode], args, onReply, onError),
       late,
     )
+  }
+
+  /** KEYS then ARGV of ACQUIRE for one mode, in one array (see the table in scripts.ts). */
+  private acquireArgs(
+    hash: string,
+    id: string,
+    mode: AcquireMode,
+    limit: number,
+    follow: string,
+    ask: string,
+  ): string[] {
+    const base = `${this.prefix}:${hash}:`
+    const { leaseArg, fenceTtlArg } = this
+    switch (mode) {
+      case 'try':
+        return [`${base}fence`, `${base}hold`, id, mode, leaseArg, fenceTtlArg, ask, String(limit)]
+      case 'take':
+        return [
+          `${base}fence`,
+          `${base}hold`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+          this.channel,
+          hash,
+        ]
+      case 'lead':
+        return [
+          `${base}fence`,
+          `${base}hold`,
+          `${base}result:${follow}`,
+          `${base}followers`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+        ]
+      case 'queue':
+        return [
+          `${base}fence`,
+          `${base}hold`,
+          `${base}queue`,
+          `${base}wexp`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+          String(limit),
+        ]
+      case 'latest':
+        return [
+          `${base}fence`,
+          `${base}hold`,
+          `${base}queue`,
+          `${base}wexp`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+          String(limit),
+          this.channel,
+          hash,
+        ]
+    }
   }
 
   /**
@@ -181,37 +235,67 @@ export class RedisIO {
 
   renew(hash: string, id: string): Promise<boolean> {
     return this.bounded('renew', () =>
-      scripts.renew.run(this.redis, [this.key(hash, 'hold'), id, this.leaseMs], isOne),
+      scripts.renew.run(this.redis, 1, [this.key(hash, 'hold'), id, this.leaseArg], isOne),
     )
   }
 
   assert(hash: string, id: string, runId: string): Promise<-1 | 0 | 1> {
     return this.bounded('assertLease', () =>
-      scripts.assert.run(this.redis, [this.key(hash, 'hold'), id, runId], (r) => r as -1 | 0 | 1),
+      scripts.assert.run(
+        this.redis,
+        1,
+        [this.key(hash, 'hold'), id, runId],
+        (r) => r as -1 | 0 | 1,
+      ),
     )
   }
 
   release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
     const base = `${this.prefix}:${hash}:`
-    const args = [
-      `${base}hold`,
-      `${base}queue`,
-      `${base}result:${id}`,
-      `${base}followers`,
-      id,
-      this.channel,
-      hash,
-      this.leaseMs,
-      kind,
-      payload,
-    ]
-    return this.bounded('release', () => scripts.release.run(this.redis, args, isOne))
+    const { channel } = this
+    // KEYS then ARGV of RELEASE for one kind (see the table in scripts.ts).
+    const step =
+      kind === 'plain'
+        ? () =>
+            scripts.release.run(
+              this.redis,
+              2,
+              [`${base}hold`, `${base}queue`, id, kind, channel, hash],
+              isOne,
+            )
+        : kind === 'wake'
+          ? () =>
+              scripts.release.run(
+                this.redis,
+                2,
+                [`${base}hold`, `${base}followers`, id, kind, channel, hash],
+                isOne,
+              )
+          : () =>
+              scripts.release.run(
+                this.redis,
+                3,
+                [
+                  `${base}hold`,
+                  `${base}result:${id}`,
+                  `${base}followers`,
+                  id,
+                  kind,
+                  channel,
+                  hash,
+                  this.leaseArg,
+                  payload,
+                ],
+                isOne,
+              )
+    return this.bounded('release', step)
   }
 
   leave(hash: string, id: string): Promise<boolean> {
     return this.bounded('leave', () =>
       scripts.leave.run(
         this.redis,
+        2,
         [this.key(hash, 'queue'), this.key(hash, 'wexp'), id, this.channel, hash],
         isOne,
       ),
@@ -220,6 +304,15 @@ export class RedisIO {
 }
 
 const isOne = (reply: unknown): boolean => reply === 1
+
+/** How many ARGV each mode of ACQUIRE takes (the rest of its arguments are KEYS). */
+const ACQUIRE_ARGV: Readonly<Record<AcquireMode, number>> = {
+  try: 6,
+  take: 7,
+  lead: 5,
+  queue: 6,
+  latest: 8,
+}
 
 function parseAcquire(raw: unknown): AcquireReply {
   const reply = raw as (number | string)[]

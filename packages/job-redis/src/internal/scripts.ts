@@ -49,22 +49,30 @@ end
 `
 
 /**
- * KEYS: fence, holders, queue, wexp, result, followers
- * ARGV: id, mode, limit, leaseMs, fenceTtlMs, channel, hash, withRunId ('1' | '0')
- * mode: queue (serialize) | latest (keepLatest) | try (exhaust) | take (restart) | lead (dedupe)
+ * A grant. Every mode sends only what it reads (each argument is work for
+ * the client and the server, twice per call):
+ *
+ * | mode                  | KEYS                           | ARGV after id, mode, leaseMs, fenceTtlMs, withRunId ('1' / '0') |
+ * | --------------------- | ------------------------------ | ---------------------------------------------------------------- |
+ * | try (exhaust)         | fence, holders                 | limit                                                            |
+ * | take (restart)        | fence, holders                 | channel, hash                                                    |
+ * | lead (dedupe)         | fence, holders, result, followers | —                                                             |
+ * | queue (serialize)     | fence, holders, queue, wexp    | limit                                                            |
+ * | latest (keepLatest)   | fence, holders, queue, wexp    | limit, channel, hash                                             |
+ *
  * → {1, token, runId ('' unless asked), evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
  */
 const ACQUIRE = `${PRELUDE}${ACQUIRE_HELPERS}
-local fence, holders, queue, wexp, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local id, mode, limit, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local channel, hash = ARGV[6], ARGV[7]
+local fence, holders = KEYS[1], KEYS[2]
+local id, mode, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 -- The run_id costs a whole INFO: only a client that does not know it yet asks.
 local function server()
-  if ARGV[8] == '1' then return run_id() end
+  if ARGV[5] == '1' then return run_id() end
   return ''
 end
 local now = now_ms()
 if mode == 'take' then
+  local channel, hash = ARGV[6], ARGV[7]
   -- Every live holder is evicted; expired ones are gone with the set.
   local evicted = redis.call('ZRANGEBYSCORE', holders, '(' .. now, '+inf')
   redis.call('DEL', holders)
@@ -77,6 +85,7 @@ end
 redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
 local held = redis.call('ZCARD', holders)
 if mode == 'lead' then
+  local result, followers = KEYS[3], KEYS[4]
   local done = redis.call('GET', result)
   if done then return {2, done} end
   if held == 0 then return {1, grant(fence, holders, id, now, lease, fence_ttl, held), server()} end
@@ -84,11 +93,13 @@ if mode == 'lead' then
   redis.call('SET', followers, '1', 'PX', lease)
   return {0, 0, redis.call('ZRANGE', holders, 0, 0)[1]}
 end
+local limit = tonumber(ARGV[6])
 if mode == 'try' then
   if held < limit then return {1, grant(fence, holders, id, now, lease, fence_ttl, held), server()} end
   return {0, 0}
 end
 -- queue (serialize) and latest (keepLatest): the only modes with waiters.
+local queue, wexp = KEYS[3], KEYS[4]
 local rank, queued = 0, false
 if redis.call('EXISTS', queue) == 1 then
   purge_waiters(queue, wexp, now)
@@ -110,7 +121,7 @@ if not queued then
     if #superseded > 0 then
       redis.call('DEL', queue)
       redis.call('ZREM', wexp, unpack(superseded))
-      redis.call('PUBLISH', channel, 's\\n' .. hash .. '\\n' .. table.concat(superseded, '\\n'))
+      redis.call('PUBLISH', ARGV[7], 's\\n' .. ARGV[8] .. '\\n' .. table.concat(superseded, '\\n'))
     end
     rank = 0
   end
@@ -145,27 +156,31 @@ return 1
 `
 
 /**
- * KEYS: holders, queue, result, followers; ARGV: id, channel, hash, leaseMs, kind, payload
  * Drops the holder. kind \`result\` (a dedupe leader) stores and publishes its
  * outcome when a caller in another process waits for it (followers), and only
  * while it still holds the key: a fenced-out leader's late value reaches no
  * one. kind \`wake\` wakes those followers (they are in no queue); \`plain\` wakes the first waiter in the queue.
+ *
+ * | kind   | KEYS                        | ARGV                                  |
+ * | ------ | --------------------------- | ------------------------------------- |
+ * | plain  | holders, queue              | id, kind, channel, hash               |
+ * | wake   | holders, followers          | id, kind, channel, hash               |
+ * | result | holders, result, followers  | id, kind, channel, hash, leaseMs, payload |
+ *
  * → 1 released | 0 was not holding
  */
 const RELEASE = `
-local holders, queue, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local id, channel, hash, lease, kind, payload = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local removed = redis.call('ZREM', holders, id)
-if removed == 0 then return 0 end
+local id, kind, channel, hash = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if redis.call('ZREM', KEYS[1], id) == 0 then return 0 end
 if kind == 'result' then
-  if redis.call('DEL', followers) == 0 then return 1 end
-  redis.call('SET', result, payload, 'PX', lease)
-  redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. payload)
+  if redis.call('DEL', KEYS[3]) == 0 then return 1 end
+  redis.call('SET', KEYS[2], ARGV[6], 'PX', tonumber(ARGV[5]))
+  redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. ARGV[6])
 elseif kind == 'wake' then
-  if redis.call('DEL', followers) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
+  if redis.call('DEL', KEYS[2]) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
 else
   -- One slot came free: wake the first waiter only, not the whole line.
-  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
   if head then redis.call('PUBLISH', channel, 'w\\n' .. hash .. '\\n' .. head) end
 end
 return 1
@@ -187,10 +202,7 @@ return 1
 export class Script {
   readonly sha: string
 
-  constructor(
-    readonly source: string,
-    readonly keys: number,
-  ) {
+  constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex')
   }
 
@@ -200,19 +212,20 @@ export class Script {
    */
   run<T>(
     redis: Redis,
+    keys: number,
     args: readonly (string | number)[],
     parse: (reply: unknown) => T | PromiseLike<T>,
     onError?: (error: unknown) => never,
   ): Promise<T> {
     preload(redis)
-    return redis.evalsha(this.sha, this.keys, ...args).then(parse, (error: unknown) => {
+    return redis.evalsha(this.sha, keys, ...args).then(parse, (error: unknown) => {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) {
         if (onError === undefined) throw error
         return onError(error)
       }
       // Redis restarted and forgot the scripts: load them all again, in order, before the next call.
       loadedOn.delete(redis)
-      return redis.eval(this.source, this.keys, ...args).then(parse, onError)
+      return redis.eval(this.source, keys, ...args).then(parse, onError)
     })
   }
 }
@@ -241,9 +254,9 @@ export const scripts: {
   readonly release: Script
   readonly leave: Script
 } = {
-  acquire: new Script(ACQUIRE, 6),
-  renew: new Script(RENEW, 1),
-  assert: new Script(ASSERT, 1),
-  release: new Script(RELEASE, 4),
-  leave: new Script(LEAVE, 2),
+  acquire: new Script(ACQUIRE),
+  renew: new Script(RENEW),
+  assert: new Script(ASSERT),
+  release: new Script(RELEASE),
+  leave: new Script(LEAVE),
 }
