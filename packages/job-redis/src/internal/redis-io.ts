@@ -9,12 +9,24 @@ export type AcquireReply =
       readonly kind: 'granted'
       readonly fence: number
       readonly runId: string
-      readonly evicted: string[]
+      readonly evicted: readonly string[]
     }
   | { readonly kind: 'waiting'; readonly position: number; readonly others: string[] }
   | { readonly kind: 'result'; readonly payload: string }
 
 export type ReleaseKind = 'plain' | 'wake' | 'result'
+
+/**
+ * Who hears the end of one bounded round trip: exactly one of `answered` /
+ * `failed`, and `late` for a success that came after the timeout. The hot
+ * path (a grant, a release) hands its waiter or lease itself, so a call
+ * allocates no promise and waits no extra microtask for it.
+ */
+export interface Answer<T> {
+  answered(value: T): void
+  failed(error: unknown): void
+  late?(value: T): void
+}
 
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
@@ -56,48 +68,88 @@ export class RedisIO {
     return `${this.prefix}:${hash}:${part}`
   }
 
-  /** Runs `step` with the timeout; a late success is handed to `late` (to undo a grant nobody waits for). */
-  bounded<T>(operation: string, step: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+  /** Runs `step` with the timeout and tells `to` how it ended; a late success goes to `to.late` (to undo a grant nobody waits for). */
+  send<T>(operation: string, step: () => Promise<T>, to: Answer<T>): void {
     if (this.redis.status === 'end') {
-      return Promise.reject(
+      const error = new RedisUnavailableError(
+        `@vega/job-redis ${operation}: the Redis client is closed (quit or disconnect was called); create the coordination with an open client.`,
+        operation,
+      )
+      // Never synchronously: the caller finishes its own bookkeeping first.
+      queueMicrotask(() => to.failed(error))
+      return
+    }
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      to.failed(
         new RedisUnavailableError(
-          `@vega/job-redis ${operation}: the Redis client is closed (quit or disconnect was called); create the coordination with an open client.`,
+          `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
           operation,
         ),
       )
-    }
-    return new Promise<T>((resolve, reject) => {
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        reject(
+    }, this.connectTimeoutMs)
+    step().then(
+      (value) => {
+        clearTimeout(timer)
+        if (!timedOut) to.answered(value)
+        else to.late?.(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        if (timedOut) return
+        to.failed(
           new RedisUnavailableError(
-            `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
+            `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
             operation,
+            { cause: error },
           ),
         )
-      }, this.connectTimeoutMs)
-      step().then(
-        (value) => {
-          clearTimeout(timer)
-          if (timedOut) late?.(value)
-          else resolve(value)
-        },
-        (error: unknown) => {
-          clearTimeout(timer)
-          if (timedOut) return
-          reject(
-            new RedisUnavailableError(
-              `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
-              operation,
-              { cause: error },
-            ),
-          )
-        },
+      },
+    )
+  }
+
+  /** {@link send} as a promise, for the round trips off the hot path. */
+  bounded<T>(operation: string, step: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+    return new Promise<T>((answered, failed) => {
+      this.send(
+        operation,
+        step,
+        late === undefined ? { answered, failed } : { answered, failed, late },
       )
     })
   }
 
+  /** Asks for a grant; `to` hears the reply. */
+  acquireTo(
+    hash: string,
+    id: string,
+    mode: AcquireMode,
+    limit: number,
+    follow: string,
+    to: Answer<AcquireReply>,
+  ): void {
+    const ask = !this.knowsRunId()
+    const socket = this.redis.stream
+    if (ask) this.asking = socket
+    const args = this.acquireArgs(hash, id, mode, limit, follow, ask ? '1' : '0')
+    const onReply = (raw: unknown) => {
+      if (ask) this.stopAsking(socket)
+      return this.parseAcquire(raw)
+    }
+    const onError = (error: unknown): never => {
+      if (ask) this.stopAsking(socket)
+      throw error
+    }
+    this.send(
+      'acquire',
+      () =>
+        scripts.acquire.run(this.redis, args.length - ACQUIRE_ARGV[mode], args, onReply, onError),
+      to,
+    )
+  }
+
+  /** {@link acquireTo} as a promise. */
   acquire(
     hash: string,
     id: string,
@@ -106,24 +158,9 @@ export class RedisIO {
     follow: string,
     late: (reply: AcquireReply) => void,
   ): Promise<AcquireReply> {
-    const ask = !this.knowsRunId()
-    const socket = this.redis.stream
-    if (ask) this.asking = socket
-    const args = this.acquireArgs(hash, id, mode, limit, follow, ask ? '1' : '0')
-    const onReply = (raw: unknown) => {
-      if (ask) this.stopAsking(socket)
-      return this.withRunId(parseAcquire(raw))
-    }
-    const onError = (error: unknown): never => {
-      if (ask) this.stopAsking(socket)
-      throw error
-    }
-    return this.bounded(
-      'acquire',
-      () =>
-        scripts.acquire.run(this.redis, args.length - ACQUIRE_ARGV[mode], args, onReply, onError),
-      late,
-    )
+    return new Promise((answered, failed) => {
+      this.acquireTo(hash, id, mode, limit, follow, { answered, failed, late })
+    })
   }
 
   /** KEYS then ARGV of ACQUIRE for one mode, in one array (see the table in scripts.ts). */
@@ -211,25 +248,37 @@ export class RedisIO {
   }
 
   /**
-   * Fills in the run_id of a grant. A reply is handled (microtasks of the
-   * socket's data event) while `redis.stream` is still the connection it
-   * came on: ioredis replaces the stream only after the old one closed.
+   * Reads a reply of ACQUIRE and names the server of a grant. A reply is
+   * handled (microtasks of the socket's data event) while `redis.stream` is
+   * still the connection it came on: ioredis replaces the stream only after
+   * the old one closed.
    */
-  private withRunId(reply: AcquireReply): AcquireReply | Promise<AcquireReply> {
-    if (reply.kind !== 'granted') return reply
-    const socket = this.redis.stream
-    if (reply.runId !== '') {
-      this.known = { socket, runId: reply.runId }
-      return reply
+  private parseAcquire(raw: unknown): AcquireReply | Promise<AcquireReply> {
+    const reply = raw as (number | string)[]
+    if (reply[0] === 2) return { kind: 'result', payload: String(reply[1]) }
+    if (reply[0] !== 1) {
+      return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(2).map(String) }
     }
-    if (this.known?.socket === socket) return { ...reply, runId: this.known.runId }
+    const fence = Number(reply[1])
+    const evicted = reply.length > 3 ? reply.slice(3).map(String) : NONE
+    const socket = this.redis.stream
+    const asked = String(reply[2])
+    if (asked !== '') {
+      this.known = { socket, runId: asked }
+      return { kind: 'granted', fence, runId: asked, evicted }
+    }
+    if (this.known?.socket === socket) {
+      return { kind: 'granted', fence, runId: this.known.runId, evicted }
+    }
     // Sent on an earlier connection, answered on this one (ioredis resent it after a reconnect): ask this server.
     return this.redis.info('server').then((info) => {
       const runId = /run_id:(\w+)/.exec(info)?.[1]
       // A grant whose server cannot be named carries a run_id no server has: assertLease refuses it.
-      if (runId === undefined || this.redis.stream !== socket) return { ...reply, runId: '?' }
+      if (runId === undefined || this.redis.stream !== socket) {
+        return { kind: 'granted', fence, runId: '?', evicted }
+      }
       this.known = { socket, runId }
-      return { ...reply, runId }
+      return { kind: 'granted', fence, runId, evicted }
     })
   }
 
@@ -250,7 +299,14 @@ export class RedisIO {
     )
   }
 
-  release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
+  /** Gives the key back; `to` hears whether this call still held it. */
+  releaseTo(
+    hash: string,
+    id: string,
+    kind: ReleaseKind,
+    payload: string,
+    to: Answer<boolean>,
+  ): void {
     const base = `${this.prefix}:${hash}:`
     const { channel } = this
     // KEYS then ARGV of RELEASE for one kind (see the table in scripts.ts).
@@ -288,7 +344,14 @@ export class RedisIO {
                 ],
                 isOne,
               )
-    return this.bounded('release', step)
+    this.send('release', step, to)
+  }
+
+  /** {@link releaseTo} as a promise. */
+  release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
+    return new Promise((answered, failed) => {
+      this.releaseTo(hash, id, kind, payload, { answered, failed })
+    })
   }
 
   leave(hash: string, id: string): Promise<boolean> {
@@ -305,6 +368,8 @@ export class RedisIO {
 
 const isOne = (reply: unknown): boolean => reply === 1
 
+const NONE: readonly string[] = Object.freeze([])
+
 /** How many ARGV each mode of ACQUIRE takes (the rest of its arguments are KEYS). */
 const ACQUIRE_ARGV: Readonly<Record<AcquireMode, number>> = {
   try: 6,
@@ -312,18 +377,4 @@ const ACQUIRE_ARGV: Readonly<Record<AcquireMode, number>> = {
   lead: 5,
   queue: 6,
   latest: 8,
-}
-
-function parseAcquire(raw: unknown): AcquireReply {
-  const reply = raw as (number | string)[]
-  if (reply[0] === 1) {
-    return {
-      kind: 'granted',
-      fence: Number(reply[1]),
-      runId: String(reply[2]),
-      evicted: reply.slice(3).map(String),
-    }
-  }
-  if (reply[0] === 2) return { kind: 'result', payload: String(reply[1]) }
-  return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(2).map(String) }
 }
