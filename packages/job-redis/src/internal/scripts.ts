@@ -39,7 +39,9 @@ local function grant(fence, holders, id, now, lease, fence_ttl, held)
     -- emptied Redis, new tokens still exceed every token handed out before it.
     token = now * 1000 + 1
     redis.call('SET', fence, string.format('%d', token), 'PX', fence_ttl)
-  else
+  elseif token % 16 == 0 then
+    -- Refreshed every 16th grant: its TTL (a day at least) dwarfs any gap, and
+    -- a counter that does expire is seeded again from the clock, still larger.
     redis.call('PEXPIRE', fence, fence_ttl)
   end
   redis.call('ZADD', holders, now + lease, id)
@@ -82,8 +84,9 @@ if mode == 'take' then
   end
   return {1, token, server(), unpack(evicted)}
 end
-redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
+-- Live holders; expired ones (a holder that died) are dropped, when there are any.
 local held = redis.call('ZCARD', holders)
+if held > 0 then held = held - redis.call('ZREMRANGEBYSCORE', holders, '-inf', now) end
 if mode == 'lead' then
   local result, followers = KEYS[3], KEYS[4]
   local done = redis.call('GET', result)
