@@ -167,7 +167,7 @@ describe('Redis itself', () => {
     expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
     // The paused acquire runs when the pause ends and is granted to nobody: it is given back.
     await new Promise((resolve) => setTimeout(resolve, 2600))
-    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
+    expect(await s.redis.keys(`${s.prefix}:*:lock`)).toEqual([])
     expect(
       await run(
         s.runtime,
@@ -175,7 +175,7 @@ describe('Redis itself', () => {
       ),
     ).toBe('back')
     await shutdown(s.runtime)
-    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
+    expect(await s.redis.keys(`${s.prefix}:*:lock`)).toEqual([])
   })
 
   it('the connection drops while a grant waits in Redis: ioredis sends it again on a new connection, and its token still names the server (assertLease accepts it)', async () => {

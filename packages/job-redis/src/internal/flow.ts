@@ -69,7 +69,15 @@ function decide(
 ): unknown {
   switch (outcome.kind) {
     case 'granted': {
-      const lease = new Lease(cluster.io, ctx.hash, id, where.task, failingOwner(ctx), cluster)
+      const lease = new Lease(
+        cluster.io,
+        ctx.hash,
+        id,
+        where.task,
+        failingOwner(ctx),
+        cluster,
+        spec.limit === 1,
+      )
       lease.activate(outcome.fence, outcome.runId, outcome.sentAt)
       spec.onGranted?.()
       const own = ctx.proceed()

@@ -56,6 +56,8 @@ export class Lease implements Answer<boolean> {
     readonly task: Task<unknown>,
     private readonly owner: LeaseOwner,
     private readonly home: LeaseHome,
+    /** The key has one slot: its holder is in its lock, not in a set. */
+    readonly single: boolean,
   ) {
     home.leases.set(holderId, this)
     let set = byTaskId.get(task.id)
@@ -152,7 +154,7 @@ export class Lease implements Answer<boolean> {
     }
     // A lost lease may still be ours in Redis (a renewal that timed out): give it back too.
     this.home.releaseStarted()
-    this.io.releaseTo(this.hash, this.holderId, kind, payload, this)
+    this.io.releaseTo(this.hash, this.holderId, kind, payload, this.single, this)
   }
 
   /** The release's reply (Answer): Redis has the key back. */
@@ -195,7 +197,7 @@ export class Lease implements Answer<boolean> {
       )
       return
     }
-    this.io.renew(this.hash, this.holderId).then(
+    this.io.renew(this.hash, this.holderId, this.single).then(
       (renewed) => {
         if (!this.active) return
         if (!renewed) {

@@ -64,7 +64,7 @@ export class RedisIO {
     this.fenceTtlArg = String(this.fenceTtlMs)
   }
 
-  key(hash: string, part: 'hold' | 'queue' | 'wexp'): string {
+  key(hash: string, part: 'lock' | 'hold' | 'queue' | 'wexp'): string {
     return `${this.prefix}:${hash}:${part}`
   }
 
@@ -174,25 +174,16 @@ export class RedisIO {
   ): string[] {
     const base = `${this.prefix}:${hash}:`
     const { leaseArg, fenceTtlArg } = this
+    const holders = `${base}${holdersPart(mode === 'take' || mode === 'lead' || limit === 1)}`
     switch (mode) {
       case 'try':
-        return [`${base}fence`, `${base}hold`, id, mode, leaseArg, fenceTtlArg, ask, String(limit)]
+        return [`${base}fence`, holders, id, mode, leaseArg, fenceTtlArg, ask, String(limit)]
       case 'take':
-        return [
-          `${base}fence`,
-          `${base}hold`,
-          id,
-          mode,
-          leaseArg,
-          fenceTtlArg,
-          ask,
-          this.channel,
-          hash,
-        ]
+        return [`${base}fence`, holders, id, mode, leaseArg, fenceTtlArg, ask, this.channel, hash]
       case 'lead':
         return [
           `${base}fence`,
-          `${base}hold`,
+          holders,
           `${base}result:${follow}`,
           `${base}followers`,
           id,
@@ -204,7 +195,7 @@ export class RedisIO {
       case 'queue':
         return [
           `${base}fence`,
-          `${base}hold`,
+          holders,
           `${base}queue`,
           `${base}wexp`,
           id,
@@ -217,7 +208,7 @@ export class RedisIO {
       case 'latest':
         return [
           `${base}fence`,
-          `${base}hold`,
+          holders,
           `${base}queue`,
           `${base}wexp`,
           id,
@@ -282,18 +273,18 @@ export class RedisIO {
     })
   }
 
-  renew(hash: string, id: string): Promise<boolean> {
-    return this.bounded('renew', () =>
-      scripts.renew.run(this.redis, 1, [this.key(hash, 'hold'), id, this.leaseArg], isOne),
-    )
+  /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). */
+  renew(hash: string, id: string, single: boolean): Promise<boolean> {
+    const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0']
+    return this.bounded('renew', () => scripts.renew.run(this.redis, 1, args, isOne))
   }
 
-  assert(hash: string, id: string, runId: string): Promise<-1 | 0 | 1> {
+  assert(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
     return this.bounded('assertLease', () =>
       scripts.assert.run(
         this.redis,
         1,
-        [this.key(hash, 'hold'), id, runId],
+        [this.key(hash, holdersPart(single)), id, runId, single ? '1' : '0'],
         (r) => r as -1 | 0 | 1,
       ),
     )
@@ -305,9 +296,12 @@ export class RedisIO {
     id: string,
     kind: ReleaseKind,
     payload: string,
+    single: boolean,
     to: Answer<boolean>,
   ): void {
     const base = `${this.prefix}:${hash}:`
+    const holders = `${base}${holdersPart(single)}`
+    const one = single ? '1' : '0'
     const { channel } = this
     // KEYS then ARGV of RELEASE for one kind (see the table in scripts.ts).
     const step =
@@ -316,7 +310,7 @@ export class RedisIO {
             scripts.release.run(
               this.redis,
               2,
-              [`${base}hold`, `${base}queue`, id, kind, channel, hash],
+              [holders, `${base}queue`, id, kind, channel, hash, one],
               isOne,
             )
         : kind === 'wake'
@@ -324,7 +318,7 @@ export class RedisIO {
               scripts.release.run(
                 this.redis,
                 2,
-                [`${base}hold`, `${base}followers`, id, kind, channel, hash],
+                [holders, `${base}followers`, id, kind, channel, hash, one],
                 isOne,
               )
           : () =>
@@ -332,13 +326,14 @@ export class RedisIO {
                 this.redis,
                 3,
                 [
-                  `${base}hold`,
+                  holders,
                   `${base}result:${id}`,
                   `${base}followers`,
                   id,
                   kind,
                   channel,
                   hash,
+                  one,
                   this.leaseArg,
                   payload,
                 ],
@@ -348,9 +343,15 @@ export class RedisIO {
   }
 
   /** {@link releaseTo} as a promise. */
-  release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
+  release(
+    hash: string,
+    id: string,
+    kind: ReleaseKind,
+    payload: string,
+    single: boolean,
+  ): Promise<boolean> {
     return new Promise((answered, failed) => {
-      this.releaseTo(hash, id, kind, payload, { answered, failed })
+      this.releaseTo(hash, id, kind, payload, single, { answered, failed })
     })
   }
 
@@ -367,6 +368,11 @@ export class RedisIO {
 }
 
 const isOne = (reply: unknown): boolean => reply === 1
+
+/** A key with one slot keeps its holder in a lock (a string with a PX lease); one with more, in a sorted set. */
+function holdersPart(single: boolean): 'lock' | 'hold' {
+  return single ? 'lock' : 'hold'
+}
 
 const NONE: readonly string[] = Object.freeze([])
 

@@ -169,7 +169,9 @@ export class Waiter implements Answer<AcquireReply> {
   }
 
   private undo(reply: AcquireReply): void {
-    if (reply.kind === 'granted') this.io.release(this.hash, this.id, 'plain').catch(() => {})
+    if (reply.kind === 'granted') {
+      this.io.release(this.hash, this.id, 'plain', '', this.limit === 1).catch(() => {})
+    }
   }
 
   private leaveQueue(): void {

@@ -29,6 +29,7 @@ export function clusterRestart(cluster: Cluster): Coordinator {
       where.task,
       { lost: (error) => ctx.intent.fail(error), evicted: () => ctx.intent.cancel() },
       cluster,
+      true,
     )
     const sentAt = performance.now()
     cluster.io
