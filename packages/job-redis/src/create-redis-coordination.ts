@@ -182,7 +182,7 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
       return async () => {
         off()
         cluster.hosts.delete(host)
-        await Promise.all([...cluster.pending])
+        await cluster.idle()
         if (cluster.hosts.size === 0) await cluster.close()
       }
     },

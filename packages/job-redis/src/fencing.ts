@@ -64,7 +64,7 @@ export function fencingToken(ctx: TaskContext): Promise<FencingToken> {
 export async function assertLease(ctx: TaskContext): Promise<FencingToken> {
   const lease = leaseOf(ctx, 'assertLease(ctx)')
   const token = await lease.token
-  const verdict = await lease.io.assert(lease.hash, lease.holderId, token.runId)
+  const verdict = await lease.io.assert(lease.hash, lease.holderId, token.runId, lease.single)
   if (verdict === 1) return token
   const error = lease.lostError(
     verdict === -1

@@ -167,7 +167,7 @@ describe('Redis itself', () => {
     expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
     // The paused acquire runs when the pause ends and is granted to nobody: it is given back.
     await new Promise((resolve) => setTimeout(resolve, 2600))
-    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
+    expect(await s.redis.keys(`${s.prefix}:*:lock`)).toEqual([])
     expect(
       await run(
         s.runtime,
@@ -175,7 +175,43 @@ describe('Redis itself', () => {
       ),
     ).toBe('back')
     await shutdown(s.runtime)
-    expect(await s.redis.keys(`${s.prefix}:*:hold`)).toEqual([])
+    expect(await s.redis.keys(`${s.prefix}:*:lock`)).toEqual([])
+  })
+
+  it('the connection drops while a grant waits in Redis: ioredis sends it again on a new connection, and its token still names the server (assertLease accepts it)', async () => {
+    const s = fresh({ connectTimeoutMs: 10_000 })
+    const serverRunId = /run_id:(\w+)/.exec(await admin.info('server'))?.[1]
+    const token = (key: string) =>
+      run(
+        s.runtime,
+        withCoordinator(
+          async (ctx) => {
+            await assertLease(ctx)
+            return fencingToken(ctx)
+          },
+          s.cluster.serialize,
+          { key },
+        ),
+      )
+    // Warm: the run_id of this connection is known, so the next grant does not ask for it.
+    expect((await token('c')).runId).toBe(serverRunId)
+    await admin.call('CONFIG', 'RESETSTAT')
+    expect((await token('c')).runId).toBe(serverRunId)
+    // One INFO: assertLease's own check; the grant did not ask.
+    expect(await admin.info('commandstats')).toMatch(/cmdstat_info:calls=1,/)
+    const clientId = await s.redis.client('ID')
+    await admin.call('CLIENT', 'PAUSE', '10000', 'WRITE') // holds the grant's script, not CLIENT KILL
+    const pending = token('c')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    // ioredis sends the unanswered script again when the new connection is ready, before this listener runs.
+    const reconnected = new Promise((resolve) => s.redis.once('ready', resolve))
+    await admin.call('CLIENT', 'KILL', 'ID', String(clientId))
+    await reconnected
+    await admin.call('CLIENT', 'UNPAUSE')
+    const resent = await pending
+    expect(resent.runId).toBe(serverRunId)
+    await shutdown(s.runtime)
+    expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
   })
 
   it('redis-server restarted mid-run: the holder loses its lease, calls while it is down fail clearly, old tokens are refused, new ones are larger', async () => {

@@ -23,7 +23,6 @@ export class Cluster implements WaiterRegistry {
   readonly byId: Map<string, Waiter> = new Map()
   readonly leases: Map<string, Lease> = new Map()
   readonly hosts: Set<PluginHost> = new Set()
-  readonly pending: Set<Promise<void>> = new Set()
   /** Ids of this process's holders and waiters start with it (a restart tells local from remote). */
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
   private counter = 0
@@ -56,10 +55,25 @@ export class Cluster implements WaiterRegistry {
     )
   }
 
-  /** Tracks a release (or leave) so shutdown can wait for it. */
-  track(step: Promise<void>): void {
-    this.pending.add(step)
-    step.finally(() => this.pending.delete(step))
+  /** Releases on the wire (each settles within connectTimeoutMs), and who waits for there to be none. */
+  private releasing = 0
+  private idleWaiters: (() => void)[] = []
+
+  releaseStarted(): void {
+    this.releasing++
+  }
+
+  releaseDone(): void {
+    if (--this.releasing > 0) return
+    const waiting = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiting) resolve()
+  }
+
+  /** Resolves once no release is on the wire (shutdown waits for them, so other processes go on at once). */
+  idle(): Promise<void> {
+    if (this.releasing === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
   /** Opens the subscriber connection (once); waiters poll on their floor until it is ready. */

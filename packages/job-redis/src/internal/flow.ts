@@ -39,7 +39,6 @@ export function parkForGrant(
   ctx.intent.parkCoordinator()
   const answer = spec.answer ?? deferred<unknown>()
   const id = cluster.nextId(where.task.id)
-  const hooks = spec.onQueued === undefined ? {} : { onQueued: spec.onQueued }
   const waiter = new Waiter(
     cluster.io,
     cluster,
@@ -48,16 +47,14 @@ export function parkForGrant(
     spec.mode,
     spec.limit,
     where.task,
-    hooks,
+    (outcome) => answer.resolve(decide(cluster, ctx, where, id, spec, outcome)),
+    spec,
   )
   waiter.owner = where.host
   where.host.onSettled(where.task, () => {
     // Cancelled (or timed out) while parked: the caller already has the ending.
     if (waiter.abandon()) answer.resolve(undefined)
   })
-  waiter.done.promise.then((outcome) =>
-    answer.resolve(decide(cluster, ctx, where, id, spec, outcome)),
-  )
   waiter.poll()
   return answer.promise
 }
@@ -78,13 +75,14 @@ function decide(
         id,
         where.task,
         failingOwner(ctx),
-        cluster.leases,
+        cluster,
+        spec.limit === 1,
       )
       lease.activate(outcome.fence, outcome.runId, outcome.sentAt)
       spec.onGranted?.()
       const own = ctx.proceed()
       if (spec.leader === true) return releaseAsLeader(cluster, where, lease, own)
-      where.host.onExited(where.task, () => cluster.track(lease.end()))
+      where.host.onExited(where.task, () => lease.end())
       return own
     }
     case 'result':
@@ -159,7 +157,7 @@ function releaseAsLeader(
   const release = () => {
     if (released || !exited || ending === undefined) return
     released = true
-    cluster.track(leaderRelease(cluster, where, lease, ending))
+    leaderRelease(cluster, where, lease, ending)
   }
   where.host.onExited(where.task, () => {
     exited = true
@@ -184,23 +182,27 @@ function leaderRelease(
   where: Located,
   lease: Lease,
   result: { ok: true; value: unknown } | { ok: false; error: unknown },
-): Promise<void> {
+): void {
   const state = where.task.state
-  if (lease.lostWith !== undefined || state === 'cancelled') return lease.end('wake')
-  if (result.ok && state === 'success') {
-    let text: string
+  if (lease.lostWith !== undefined || state === 'cancelled') lease.end('wake')
+  else lease.end('result', outcomePayload(cluster, result, state === 'success'))
+}
+
+/** What a dedupe leader leaves for remote followers: v<value>, c<codec error> or e<error>. */
+function outcomePayload(
+  cluster: Cluster,
+  result: { ok: true; value: unknown } | { ok: false; error: unknown },
+  succeeded: boolean,
+): string {
+  if (result.ok && succeeded) {
     try {
-      text = cluster.codec.encode(result.value)
+      return `v${cluster.codec.encode(result.value)}`
     } catch (error) {
-      return lease.end('result', `c${messageOf(error)}`)
+      return `c${messageOf(error)}`
     }
-    return lease.end('result', `v${text}`)
   }
   const error = result.ok ? new Error('the body failed') : result.error
-  return lease.end(
-    'result',
-    `e${JSON.stringify({ name: error instanceof Error ? error.name : 'Error', message: messageOf(error) })}`,
-  )
+  return `e${JSON.stringify({ name: error instanceof Error ? error.name : 'Error', message: messageOf(error) })}`
 }
 
 function parseError(text: string): { name: string; message: string } {

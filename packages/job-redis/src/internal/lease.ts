@@ -2,7 +2,7 @@ import type { Task } from '@vega/job-core'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
 import { type Deferred, deferred, quiet } from './deferred.js'
-import type { RedisIO, ReleaseKind } from './redis-io.js'
+import type { Answer, RedisIO, ReleaseKind } from './redis-io.js'
 
 /** What a lease does when it is lost or taken over. */
 export interface LeaseOwner {
@@ -21,6 +21,13 @@ export function leasesOfTask(taskId: number): ReadonlySet<Lease> | undefined {
   return byTaskId.get(taskId)
 }
 
+/** Where a lease is found by holder id (pub/sub) and where its release is counted (shutdown waits for it). */
+export interface LeaseHome {
+  readonly leases: Map<string, Lease>
+  releaseStarted(): void
+  releaseDone(): void
+}
+
 /**
  * One granted (or, for restart, being granted) call: renews every
  * leaseMs / 3 while the body runs, loses the lease when a renewal fails or
@@ -28,7 +35,7 @@ export function leasesOfTask(taskId: number): ReadonlySet<Lease> | undefined {
  * lease learns it on its first tick, before its body can hand out a value),
  * and releases at the end.
  */
-export class Lease {
+export class Lease implements Answer<boolean> {
   fence: number | undefined
   runId: string | undefined
   lostWith: LeaseLostError | undefined
@@ -48,9 +55,11 @@ export class Lease {
     readonly holderId: string,
     readonly task: Task<unknown>,
     private readonly owner: LeaseOwner,
-    private readonly registry: Map<string, Lease>,
+    private readonly home: LeaseHome,
+    /** The key has one slot: its holder is in its lock, not in a set. */
+    readonly single: boolean,
   ) {
-    registry.set(holderId, this)
+    home.leases.set(holderId, this)
     let set = byTaskId.get(task.id)
     if (set === undefined) {
       set = new Set()
@@ -131,25 +140,35 @@ export class Lease {
     )
   }
 
-  /** Stops renewing and gives the key back; resolves when Redis has it (never rejects). */
-  end(kind: ReleaseKind = 'plain', payload = ''): Promise<void> {
-    if (this.ended) return Promise.resolve()
+  /** Stops renewing and gives the key back; shutdown waits until Redis has it (or could not be reached). */
+  end(kind: ReleaseKind = 'plain', payload = ''): void {
+    if (this.ended) return
     this.ended = true
     this.stopTimer()
     this.forget()
-    this.settle({
-      ok: false,
-      error: () => this.lostError('the call ended before Redis granted its lease'),
-    })
+    if (this.settledWith === undefined) {
+      this.settle({
+        ok: false,
+        error: () => this.lostError('the call ended before Redis granted its lease'),
+      })
+    }
     // A lost lease may still be ours in Redis (a renewal that timed out): give it back too.
-    return this.io.release(this.hash, this.holderId, kind, payload).then(
-      () => undefined,
-      () => undefined, // unreachable: the lease expires by itself within leaseMs
-    )
+    this.home.releaseStarted()
+    this.io.releaseTo(this.hash, this.holderId, kind, payload, this.single, this)
+  }
+
+  /** The release's reply (Answer): Redis has the key back. */
+  answered(): void {
+    this.home.releaseDone()
+  }
+
+  /** The release could not reach Redis (Answer): the lease expires by itself within leaseMs. */
+  failed(): void {
+    this.home.releaseDone()
   }
 
   private forget(): void {
-    this.registry.delete(this.holderId)
+    this.home.leases.delete(this.holderId)
     const set = byTaskId.get(this.task.id)
     if (set === undefined) return
     set.delete(this)
@@ -178,7 +197,7 @@ export class Lease {
       )
       return
     }
-    this.io.renew(this.hash, this.holderId).then(
+    this.io.renew(this.hash, this.holderId, this.single).then(
       (renewed) => {
         if (!this.active) return
         if (!renewed) {

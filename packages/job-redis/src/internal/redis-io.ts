@@ -9,12 +9,24 @@ export type AcquireReply =
       readonly kind: 'granted'
       readonly fence: number
       readonly runId: string
-      readonly evicted: string[]
+      readonly evicted: readonly string[]
     }
   | { readonly kind: 'waiting'; readonly position: number; readonly others: string[] }
   | { readonly kind: 'result'; readonly payload: string }
 
 export type ReleaseKind = 'plain' | 'wake' | 'result'
+
+/**
+ * Who hears the end of one bounded round trip: exactly one of `answered` /
+ * `failed`, and `late` for a success that came after the timeout. The hot
+ * path (a grant, a release) hands its waiter or lease itself, so a call
+ * allocates no promise and waits no extra microtask for it.
+ */
+export interface Answer<T> {
+  answered(value: T): void
+  failed(error: unknown): void
+  late?(value: T): void
+}
 
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
@@ -27,6 +39,18 @@ const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
 export class RedisIO {
   readonly channel: string
   readonly fenceTtlMs: number
+  /** The numbers every script call sends, as the strings ioredis would make of them each time. */
+  private readonly leaseArg: string
+  private readonly fenceTtlArg: string
+  /**
+   * The run_id of the server at the other end of one connection (`redis.stream`),
+   * learned from a grant on it: one TCP connection reaches one server process,
+   * so grants answered on it need not ask again (an INFO costs the server more
+   * than the rest of the grant).
+   */
+  private known: { readonly socket: unknown; readonly runId: string } | undefined
+  /** The connection on which a grant that asks for the run_id is on the wire: the grants behind it need not ask. */
+  private asking: unknown
 
   constructor(
     readonly redis: Redis,
@@ -36,58 +60,96 @@ export class RedisIO {
   ) {
     this.channel = `${prefix}:~wake`
     this.fenceTtlMs = Math.max(FENCE_TTL_FLOOR_MS, leaseMs * 1000)
+    this.leaseArg = String(leaseMs)
+    this.fenceTtlArg = String(this.fenceTtlMs)
   }
 
-  key(hash: string, part: 'fence' | 'hold' | 'queue' | 'wexp' | 'followers'): string {
+  key(hash: string, part: 'lock' | 'hold' | 'queue' | 'wexp'): string {
     return `${this.prefix}:${hash}:${part}`
   }
 
-  resultKey(hash: string, leaderId: string): string {
-    return `${this.prefix}:${hash}:result:${leaderId}`
-  }
-
-  /** Runs `step` with the timeout; a late success is handed to `late` (to undo a grant nobody waits for). */
-  bounded<T>(operation: string, step: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+  /** Runs `step` with the timeout and tells `to` how it ended; a late success goes to `to.late` (to undo a grant nobody waits for). */
+  send<T>(operation: string, step: () => Promise<T>, to: Answer<T>): void {
     if (this.redis.status === 'end') {
-      return Promise.reject(
+      const error = new RedisUnavailableError(
+        `@vega/job-redis ${operation}: the Redis client is closed (quit or disconnect was called); create the coordination with an open client.`,
+        operation,
+      )
+      // Never synchronously: the caller finishes its own bookkeeping first.
+      queueMicrotask(() => to.failed(error))
+      return
+    }
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      to.failed(
         new RedisUnavailableError(
-          `@vega/job-redis ${operation}: the Redis client is closed (quit or disconnect was called); create the coordination with an open client.`,
+          `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
           operation,
         ),
       )
-    }
-    return new Promise<T>((resolve, reject) => {
-      let timedOut = false
-      const timer = setTimeout(() => {
-        timedOut = true
-        reject(
+    }, this.connectTimeoutMs)
+    step().then(
+      (value) => {
+        clearTimeout(timer)
+        if (!timedOut) to.answered(value)
+        else to.late?.(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        if (timedOut) return
+        to.failed(
           new RedisUnavailableError(
-            `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
+            `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
             operation,
+            { cause: error },
           ),
         )
-      }, this.connectTimeoutMs)
-      step().then(
-        (value) => {
-          clearTimeout(timer)
-          if (timedOut) late?.(value)
-          else resolve(value)
-        },
-        (error: unknown) => {
-          clearTimeout(timer)
-          if (timedOut) return
-          reject(
-            new RedisUnavailableError(
-              `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
-              operation,
-              { cause: error },
-            ),
-          )
-        },
+      },
+    )
+  }
+
+  /** {@link send} as a promise, for the round trips off the hot path. */
+  bounded<T>(operation: string, step: () => Promise<T>, late?: (value: T) => void): Promise<T> {
+    return new Promise<T>((answered, failed) => {
+      this.send(
+        operation,
+        step,
+        late === undefined ? { answered, failed } : { answered, failed, late },
       )
     })
   }
 
+  /** Asks for a grant; `to` hears the reply. */
+  acquireTo(
+    hash: string,
+    id: string,
+    mode: AcquireMode,
+    limit: number,
+    follow: string,
+    to: Answer<AcquireReply>,
+  ): void {
+    const ask = !this.knowsRunId()
+    const socket = this.redis.stream
+    if (ask) this.asking = socket
+    const args = this.acquireArgs(hash, id, mode, limit, follow, ask ? '1' : '0')
+    const onReply = (raw: unknown) => {
+      if (ask) this.stopAsking(socket)
+      return this.parseAcquire(raw)
+    }
+    const onError = (error: unknown): never => {
+      if (ask) this.stopAsking(socket)
+      throw error
+    }
+    this.send(
+      'acquire',
+      () =>
+        scripts.acquire.run(this.redis, args.length - ACQUIRE_ARGV[mode], args, onReply, onError),
+      to,
+    )
+  }
+
+  /** {@link acquireTo} as a promise. */
   acquire(
     hash: string,
     id: string,
@@ -96,71 +158,229 @@ export class RedisIO {
     follow: string,
     late: (reply: AcquireReply) => void,
   ): Promise<AcquireReply> {
-    const keys = [
-      this.key(hash, 'fence'),
-      this.key(hash, 'hold'),
-      this.key(hash, 'queue'),
-      this.key(hash, 'wexp'),
-      this.resultKey(hash, follow),
-      this.key(hash, 'followers'),
-    ]
-    const args = [id, mode, limit, this.leaseMs, this.fenceTtlMs, this.channel, hash]
-    return this.bounded(
-      'acquire',
-      () => scripts.acquire.run(this.redis, [...keys, ...args]).then(parseAcquire),
-      late,
-    )
+    return new Promise((answered, failed) => {
+      this.acquireTo(hash, id, mode, limit, follow, { answered, failed, late })
+    })
   }
 
-  renew(hash: string, id: string): Promise<boolean> {
-    return this.bounded('renew', () =>
-      scripts.renew
-        .run(this.redis, [this.key(hash, 'hold'), id, this.leaseMs])
-        .then((r) => r === 1),
-    )
+  /** KEYS then ARGV of ACQUIRE for one mode, in one array (see the table in scripts.ts). */
+  private acquireArgs(
+    hash: string,
+    id: string,
+    mode: AcquireMode,
+    limit: number,
+    follow: string,
+    ask: string,
+  ): string[] {
+    const base = `${this.prefix}:${hash}:`
+    const { leaseArg, fenceTtlArg } = this
+    const holders = `${base}${holdersPart(mode === 'take' || mode === 'lead' || limit === 1)}`
+    switch (mode) {
+      case 'try':
+        return [`${base}fence`, holders, id, mode, leaseArg, fenceTtlArg, ask, String(limit)]
+      case 'take':
+        return [`${base}fence`, holders, id, mode, leaseArg, fenceTtlArg, ask, this.channel, hash]
+      case 'lead':
+        return [
+          `${base}fence`,
+          holders,
+          `${base}result:${follow}`,
+          `${base}followers`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+        ]
+      case 'queue':
+        return [
+          `${base}fence`,
+          holders,
+          `${base}queue`,
+          `${base}wexp`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+          String(limit),
+        ]
+      case 'latest':
+        return [
+          `${base}fence`,
+          holders,
+          `${base}queue`,
+          `${base}wexp`,
+          id,
+          mode,
+          leaseArg,
+          fenceTtlArg,
+          ask,
+          String(limit),
+          this.channel,
+          hash,
+        ]
+    }
   }
 
-  assert(hash: string, id: string, runId: string): Promise<-1 | 0 | 1> {
+  /**
+   * Whether a grant sent now is answered after the run_id of its connection
+   * is known: one connection answers in order, so a grant behind one that
+   * asks (restart sends many without waiting) need not ask too.
+   */
+  private knowsRunId(): boolean {
+    if (this.redis.status !== 'ready') return false
+    const socket = this.redis.stream
+    return this.known?.socket === socket || this.asking === socket
+  }
+
+  private stopAsking(socket: unknown): void {
+    if (this.asking === socket) this.asking = undefined
+  }
+
+  /**
+   * Reads a reply of ACQUIRE and names the server of a grant. A reply is
+   * handled (microtasks of the socket's data event) while `redis.stream` is
+   * still the connection it came on: ioredis replaces the stream only after
+   * the old one closed.
+   */
+  private parseAcquire(raw: unknown): AcquireReply | Promise<AcquireReply> {
+    const reply = raw as (number | string)[]
+    if (reply[0] === 2) return { kind: 'result', payload: String(reply[1]) }
+    if (reply[0] !== 1) {
+      return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(2).map(String) }
+    }
+    const fence = Number(reply[1])
+    const evicted = reply.length > 3 ? reply.slice(3).map(String) : NONE
+    const socket = this.redis.stream
+    const asked = String(reply[2])
+    if (asked !== '') {
+      this.known = { socket, runId: asked }
+      return { kind: 'granted', fence, runId: asked, evicted }
+    }
+    if (this.known?.socket === socket) {
+      return { kind: 'granted', fence, runId: this.known.runId, evicted }
+    }
+    // Sent on an earlier connection, answered on this one (ioredis resent it after a reconnect): ask this server.
+    return this.redis.info('server').then((info) => {
+      const runId = /run_id:(\w+)/.exec(info)?.[1]
+      // A grant whose server cannot be named carries a run_id no server has: assertLease refuses it.
+      if (runId === undefined || this.redis.stream !== socket) {
+        return { kind: 'granted', fence, runId: '?', evicted }
+      }
+      this.known = { socket, runId }
+      return { kind: 'granted', fence, runId, evicted }
+    })
+  }
+
+  /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). */
+  renew(hash: string, id: string, single: boolean): Promise<boolean> {
+    const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0']
+    return this.bounded('renew', () => scripts.renew.run(this.redis, 1, args, isOne))
+  }
+
+  assert(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
     return this.bounded('assertLease', () =>
-      scripts.assert
-        .run(this.redis, [this.key(hash, 'hold'), id, runId])
-        .then((r) => r as -1 | 0 | 1),
+      scripts.assert.run(
+        this.redis,
+        1,
+        [this.key(hash, holdersPart(single)), id, runId, single ? '1' : '0'],
+        (r) => r as -1 | 0 | 1,
+      ),
     )
   }
 
-  release(hash: string, id: string, kind: ReleaseKind, payload = ''): Promise<boolean> {
-    const keys = [
-      this.key(hash, 'hold'),
-      this.key(hash, 'queue'),
-      this.resultKey(hash, id),
-      this.key(hash, 'followers'),
-    ]
-    return this.bounded('release', () =>
-      scripts.release
-        .run(this.redis, [...keys, id, this.channel, hash, this.leaseMs, kind, payload])
-        .then((r) => r === 1),
-    )
+  /** Gives the key back; `to` hears whether this call still held it. */
+  releaseTo(
+    hash: string,
+    id: string,
+    kind: ReleaseKind,
+    payload: string,
+    single: boolean,
+    to: Answer<boolean>,
+  ): void {
+    const base = `${this.prefix}:${hash}:`
+    const holders = `${base}${holdersPart(single)}`
+    const one = single ? '1' : '0'
+    const { channel } = this
+    // KEYS then ARGV of RELEASE for one kind (see the table in scripts.ts).
+    const step =
+      kind === 'plain'
+        ? () =>
+            scripts.release.run(
+              this.redis,
+              2,
+              [holders, `${base}queue`, id, kind, channel, hash, one],
+              isOne,
+            )
+        : kind === 'wake'
+          ? () =>
+              scripts.release.run(
+                this.redis,
+                2,
+                [holders, `${base}followers`, id, kind, channel, hash, one],
+                isOne,
+              )
+          : () =>
+              scripts.release.run(
+                this.redis,
+                3,
+                [
+                  holders,
+                  `${base}result:${id}`,
+                  `${base}followers`,
+                  id,
+                  kind,
+                  channel,
+                  hash,
+                  one,
+                  this.leaseArg,
+                  payload,
+                ],
+                isOne,
+              )
+    this.send('release', step, to)
+  }
+
+  /** {@link releaseTo} as a promise. */
+  release(
+    hash: string,
+    id: string,
+    kind: ReleaseKind,
+    payload: string,
+    single: boolean,
+  ): Promise<boolean> {
+    return new Promise((answered, failed) => {
+      this.releaseTo(hash, id, kind, payload, single, { answered, failed })
+    })
   }
 
   leave(hash: string, id: string): Promise<boolean> {
     return this.bounded('leave', () =>
-      scripts.leave
-        .run(this.redis, [this.key(hash, 'queue'), this.key(hash, 'wexp'), id, this.channel, hash])
-        .then((r) => r === 1),
+      scripts.leave.run(
+        this.redis,
+        2,
+        [this.key(hash, 'queue'), this.key(hash, 'wexp'), id, this.channel, hash],
+        isOne,
+      ),
     )
   }
 }
 
-function parseAcquire(raw: unknown): AcquireReply {
-  const reply = raw as (number | string)[]
-  if (reply[0] === 1) {
-    return {
-      kind: 'granted',
-      fence: Number(reply[1]),
-      runId: String(reply[2]),
-      evicted: reply.slice(3).map(String),
-    }
-  }
-  if (reply[0] === 2) return { kind: 'result', payload: String(reply[1]) }
-  return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(2).map(String) }
+const isOne = (reply: unknown): boolean => reply === 1
+
+/** A key with one slot keeps its holder in a lock (a string with a PX lease); one with more, in a sorted set. */
+function holdersPart(single: boolean): 'lock' | 'hold' {
+  return single ? 'lock' : 'hold'
+}
+
+const NONE: readonly string[] = Object.freeze([])
+
+/** How many ARGV each mode of ACQUIRE takes (the rest of its arguments are KEYS). */
+const ACQUIRE_ARGV: Readonly<Record<AcquireMode, number>> = {
+  try: 6,
+  take: 7,
+  lead: 5,
+  queue: 6,
+  latest: 8,
 }

@@ -17,71 +17,125 @@ local function keep_for(key, ms)
   local left = redis.call('PTTL', key)
   if left < ms then redis.call('PEXPIRE', key, ms) end
 end
-local function purge(holders, queue, wexp, now)
-  redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
-  local gone = redis.call('ZRANGEBYSCORE', wexp, '-inf', now)
+`
+
+// Every redis.call costs the server about as much as a whole plain command
+// sent by a client would, so the uncontended path makes as few as it can.
+// A key with one slot (every strategy but serialize with concurrency > 1)
+// keeps its holder in a string with a PX lease, as a hand-written lock would:
+// one SET takes it, Redis expires it, no clock reading, no set to build and
+// tear down. A key with more slots keeps a sorted set of holders scored by
+// lease expiry (server time). The waiters' bookkeeping is only read when a
+// queue exists, and the fence counter is created by its INCR.
+const ACQUIRE_HELPERS = `
+local now_v
+local function now()
+  if not now_v then now_v = now_ms() end
+  return now_v
+end
+local function purge_waiters(queue, wexp)
+  local gone = redis.call('ZRANGEBYSCORE', wexp, '-inf', now())
   if #gone > 0 then
     redis.call('ZREM', queue, unpack(gone))
     redis.call('ZREM', wexp, unpack(gone))
   end
 end
-local function grant(fence, holders, id, now, lease, fence_ttl)
-  if redis.call('EXISTS', fence) == 0 then
-    -- Seeded from the server's clock: after a restart that emptied Redis,
-    -- new tokens still exceed every token handed out before it.
-    redis.call('SET', fence, string.format('%d', now * 1000))
-  end
+-- Live holders: the lock's holder, or the unexpired members of the set (expired ones are dropped).
+local function live(holders, single)
+  if single then return redis.call('EXISTS', holders) end
+  local held = redis.call('ZCARD', holders)
+  if held > 0 then held = held - redis.call('ZREMRANGEBYSCORE', holders, '-inf', now()) end
+  return held
+end
+-- held: live holders before this grant (a set that was empty is new, so it has no TTL yet).
+local function grant(fence, holders, single, id, lease, fence_ttl, held)
   local token = redis.call('INCR', fence)
-  redis.call('PEXPIRE', fence, fence_ttl)
-  redis.call('ZADD', holders, now + lease, id)
-  keep_for(holders, lease)
+  if token == 1 then
+    -- A new counter is seeded from the server's clock: after a restart that
+    -- emptied Redis, new tokens still exceed every token handed out before it.
+    token = now() * 1000 + 1
+    redis.call('SET', fence, string.format('%d', token), 'PX', fence_ttl)
+  elseif token % 16 == 0 then
+    -- Refreshed every 16th grant: its TTL (a day at least) dwarfs any gap, and
+    -- a counter that does expire is seeded again from the clock, still larger.
+    redis.call('PEXPIRE', fence, fence_ttl)
+  end
+  if single then
+    redis.call('SET', holders, id, 'PX', lease)
+  else
+    redis.call('ZADD', holders, now() + lease, id)
+    if held == 0 then redis.call('PEXPIRE', holders, lease) else keep_for(holders, lease) end
+  end
   return token
 end
 `
 
 /**
- * KEYS: fence, holders, queue, wexp, result, followers
- * ARGV: id, mode, limit, leaseMs, fenceTtlMs, channel, hash
- * mode: queue (serialize) | latest (keepLatest) | try (exhaust) | take (restart) | lead (dedupe)
- * → {1, token, runId, evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
+ * A grant. Every mode sends only what it reads (each argument is work for
+ * the client and the server, twice per call). `holders` is the key's lock (a
+ * string) when it has one slot, else its set of holders.
+ *
+ * | mode                  | KEYS                              | ARGV after id, mode, leaseMs, fenceTtlMs, withRunId ('1' / '0') |
+ * | --------------------- | --------------------------------- | ---------------------------------------------------------------- |
+ * | try (exhaust)         | fence, holders                    | limit                                                            |
+ * | take (restart)        | fence, lock                       | channel, hash                                                    |
+ * | lead (dedupe)         | fence, lock, result, followers    | —                                                                |
+ * | queue (serialize)     | fence, holders, queue, wexp       | limit                                                            |
+ * | latest (keepLatest)   | fence, lock, queue, wexp          | limit, channel, hash                                             |
+ *
+ * → {1, token, runId ('' unless asked), evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
  */
-const ACQUIRE = `${PRELUDE}
-local fence, holders, queue, wexp, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local id, mode, limit, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local channel, hash = ARGV[6], ARGV[7]
-local now = now_ms()
-purge(holders, queue, wexp, now)
-if mode == 'take' then
-  local evicted = redis.call('ZRANGE', holders, 0, -1)
-  redis.call('DEL', holders)
-  local token = grant(fence, holders, id, now, lease, fence_ttl)
-  if #evicted > 0 then
-    redis.call('PUBLISH', channel, 'x\\n' .. hash .. '\\n' .. table.concat(evicted, '\\n'))
-  end
-  return {1, token, run_id(), unpack(evicted)}
+const ACQUIRE = `${PRELUDE}${ACQUIRE_HELPERS}
+local fence, holders = KEYS[1], KEYS[2]
+local id, mode, lease, fence_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+-- The run_id costs a whole INFO: only a client that does not know it yet asks.
+local function server()
+  if ARGV[5] == '1' then return run_id() end
+  return ''
 end
-local held = redis.call('ZCARD', holders)
+if mode == 'take' then
+  local channel, hash = ARGV[6], ARGV[7]
+  -- The live holder is evicted (an expired one is gone with its lock).
+  local holder = redis.call('GET', holders)
+  local token = grant(fence, holders, true, id, lease, fence_ttl, 0)
+  if holder then
+    redis.call('PUBLISH', channel, 'x\\n' .. hash .. '\\n' .. holder)
+    return {1, token, server(), holder}
+  end
+  return {1, token, server()}
+end
 if mode == 'lead' then
+  local result, followers = KEYS[3], KEYS[4]
   local done = redis.call('GET', result)
   if done then return {2, done} end
-  if held == 0 then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  local holder = redis.call('GET', holders)
+  if not holder then return {1, grant(fence, holders, true, id, lease, fence_ttl, 0), server()} end
   -- Someone waits for the leader's value: only then does its release publish it.
   redis.call('SET', followers, '1', 'PX', lease)
-  return {0, 0, redis.call('ZRANGE', holders, 0, 0)[1]}
+  return {0, 0, holder}
 end
+local limit = tonumber(ARGV[6])
+local single = limit == 1
+local held = live(holders, single)
 if mode == 'try' then
-  if held < limit then return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()} end
+  if held < limit then return {1, grant(fence, holders, single, id, lease, fence_ttl, held), server()} end
   return {0, 0}
 end
-local rank = redis.call('ZRANK', queue, id)
-local queued = rank ~= false
-if not queued then rank = redis.call('ZCARD', queue) end
+-- queue (serialize) and latest (keepLatest): the only modes with waiters.
+local queue, wexp = KEYS[3], KEYS[4]
+local rank, queued = 0, false
+if redis.call('EXISTS', queue) == 1 then
+  purge_waiters(queue, wexp)
+  rank = redis.call('ZRANK', queue, id)
+  queued = rank ~= false
+  if not queued then rank = redis.call('ZCARD', queue) end
+end
 if held + rank < limit then
   if queued then
     redis.call('ZREM', queue, id)
     redis.call('ZREM', wexp, id)
   end
-  return {1, grant(fence, holders, id, now, lease, fence_ttl), run_id()}
+  return {1, grant(fence, holders, single, id, lease, fence_ttl, held), server()}
 end
 local superseded = {}
 if not queued then
@@ -90,7 +144,7 @@ if not queued then
     if #superseded > 0 then
       redis.call('DEL', queue)
       redis.call('ZREM', wexp, unpack(superseded))
-      redis.call('PUBLISH', channel, 's\\n' .. hash .. '\\n' .. table.concat(superseded, '\\n'))
+      redis.call('PUBLISH', ARGV[7], 's\\n' .. ARGV[8] .. '\\n' .. table.concat(superseded, '\\n'))
     end
     rank = 0
   end
@@ -99,15 +153,20 @@ if not queued then
   if last[2] then seq = tonumber(last[2]) + 1 end
   redis.call('ZADD', queue, seq, id)
 end
-redis.call('ZADD', wexp, now + lease, id)
+redis.call('ZADD', wexp, now() + lease, id)
 keep_for(queue, lease)
 keep_for(wexp, lease)
 return {0, rank, unpack(superseded)}
 `
 
-/** KEYS: holders; ARGV: id, leaseMs → 1 renewed | 0 not the holder any more */
+/** KEYS: holders (lock or set); ARGV: id, leaseMs, single ('1' / '0') → 1 renewed | 0 not the holder any more */
 const RENEW = `${PRELUDE}
 local holders, id, lease = KEYS[1], ARGV[1], tonumber(ARGV[2])
+if ARGV[3] == '1' then
+  if redis.call('GET', holders) ~= id then return 0 end
+  redis.call('PEXPIRE', holders, lease)
+  return 1
+end
 local now = now_ms()
 local until_ = redis.call('ZSCORE', holders, id)
 if not until_ or tonumber(until_) <= now then return 0 end
@@ -116,36 +175,49 @@ keep_for(holders, lease)
 return 1
 `
 
-/** KEYS: holders; ARGV: id, runId → 1 current | 0 not the holder | -1 another Redis (restarted) */
+/** KEYS: holders (lock or set); ARGV: id, runId, single → 1 current | 0 not the holder | -1 another Redis (restarted) */
 const ASSERT = `${PRELUDE}
 if run_id() ~= ARGV[2] then return -1 end
+if ARGV[3] == '1' then
+  if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
+  return 0
+end
 local until_ = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not until_ or tonumber(until_) <= now_ms() then return 0 end
 return 1
 `
 
 /**
- * KEYS: holders, queue, result, followers; ARGV: id, channel, hash, leaseMs, kind, payload
  * Drops the holder. kind \`result\` (a dedupe leader) stores and publishes its
  * outcome when a caller in another process waits for it (followers), and only
  * while it still holds the key: a fenced-out leader's late value reaches no
  * one. kind \`wake\` wakes those followers (they are in no queue); \`plain\` wakes the first waiter in the queue.
+ *
+ * | kind   | KEYS                      | ARGV                                              |
+ * | ------ | ------------------------- | ------------------------------------------------- |
+ * | plain  | holders, queue            | id, kind, channel, hash, single                   |
+ * | wake   | lock, followers           | id, kind, channel, hash, '1'                      |
+ * | result | lock, result, followers   | id, kind, channel, hash, '1', leaseMs, payload    |
+ *
  * → 1 released | 0 was not holding
  */
 const RELEASE = `
-local holders, queue, result, followers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local id, channel, hash, lease, kind, payload = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local removed = redis.call('ZREM', holders, id)
-if removed == 0 then return 0 end
+local id, kind, channel, hash = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if ARGV[5] == '1' then
+  if redis.call('GET', KEYS[1]) ~= id then return 0 end
+  redis.call('DEL', KEYS[1])
+elseif redis.call('ZREM', KEYS[1], id) == 0 then
+  return 0
+end
 if kind == 'result' then
-  if redis.call('DEL', followers) == 0 then return 1 end
-  redis.call('SET', result, payload, 'PX', lease)
-  redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. payload)
+  if redis.call('DEL', KEYS[3]) == 0 then return 1 end
+  redis.call('SET', KEYS[2], ARGV[7], 'PX', tonumber(ARGV[6]))
+  redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. ARGV[7])
 elseif kind == 'wake' then
-  if redis.call('DEL', followers) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
+  if redis.call('DEL', KEYS[2]) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
 else
   -- One slot came free: wake the first waiter only, not the whole line.
-  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
   if head then redis.call('PUBLISH', channel, 'w\\n' .. hash .. '\\n' .. head) end
 end
 return 1
@@ -167,23 +239,31 @@ return 1
 export class Script {
   readonly sha: string
 
-  constructor(
-    readonly source: string,
-    readonly keys: number,
-  ) {
+  constructor(readonly source: string) {
     this.sha = createHash('sha1').update(source).digest('hex')
   }
 
-  async run(redis: Redis, args: readonly (string | number)[]): Promise<unknown> {
+  /**
+   * Sends the script by SHA and hands its reply to `parse`, all in one
+   * continuation (this runs twice per call: a promise layer less is time).
+   */
+  run<T>(
+    redis: Redis,
+    keys: number,
+    args: readonly (string | number)[],
+    parse: (reply: unknown) => T | PromiseLike<T>,
+    onError?: (error: unknown) => never,
+  ): Promise<T> {
     preload(redis)
-    try {
-      return await redis.evalsha(this.sha, this.keys, ...args)
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
+    return redis.evalsha(this.sha, keys, ...args).then(parse, (error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) {
+        if (onError === undefined) throw error
+        return onError(error)
+      }
       // Redis restarted and forgot the scripts: load them all again, in order, before the next call.
       loadedOn.delete(redis)
-      return await redis.eval(this.source, this.keys, ...args)
-    }
+      return redis.eval(this.source, keys, ...args).then(parse, onError)
+    })
   }
 }
 
@@ -211,9 +291,9 @@ export const scripts: {
   readonly release: Script
   readonly leave: Script
 } = {
-  acquire: new Script(ACQUIRE, 6),
-  renew: new Script(RENEW, 1),
-  assert: new Script(ASSERT, 1),
-  release: new Script(RELEASE, 4),
-  leave: new Script(LEAVE, 2),
+  acquire: new Script(ACQUIRE),
+  renew: new Script(RENEW),
+  assert: new Script(ASSERT),
+  release: new Script(RELEASE),
+  leave: new Script(LEAVE),
 }

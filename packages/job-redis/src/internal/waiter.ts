@@ -1,13 +1,12 @@
 import type { Task } from '@vega/job-core'
-import { type Deferred, deferred } from './deferred.js'
-import type { AcquireMode, AcquireReply, RedisIO } from './redis-io.js'
+import type { AcquireMode, AcquireReply, Answer, RedisIO } from './redis-io.js'
 
 export type WaitOutcome =
   | {
       readonly kind: 'granted'
       readonly fence: number
       readonly runId: string
-      readonly evicted: string[]
+      readonly evicted: readonly string[]
       readonly sentAt: number
     }
   | { readonly kind: 'result'; readonly payload: string }
@@ -33,13 +32,14 @@ export interface WaiterRegistry {
  * also keeps its place in the queue alive), until it is granted, gets a dedupe
  * result, is superseded, or gives up.
  */
-export class Waiter {
+export class Waiter implements Answer<AcquireReply> {
   /** The dedupe leader this call follows ('-' until known). */
   follow = '-'
   /** The runtime the call belongs to (shutdown finishes its waiters). */
   owner: unknown
-  readonly done: Deferred<WaitOutcome> = deferred()
   private inFlight = false
+  /** When the acquire on the wire was sent (a grant's lease counts from then). */
+  private sentAt = 0
   private again = false
   private queuedOnce = false
   private finished = false
@@ -53,6 +53,8 @@ export class Waiter {
     readonly mode: AcquireMode,
     readonly limit: number,
     readonly task: Task<unknown>,
+    /** Hears how the wait ended, once (not after abandon). */
+    private readonly done: (outcome: WaitOutcome) => void,
     private readonly hooks: WaiterHooks = {},
   ) {
     let set = registry.byHash.get(hash)
@@ -77,18 +79,26 @@ export class Waiter {
     this.inFlight = true
     this.again = false
     this.clearFloor()
-    const sentAt = performance.now()
-    this.io
-      .acquire(this.hash, this.id, this.mode, this.limit, this.follow, (late) => this.undo(late))
-      .then(
-        (reply) => this.onReply(reply, sentAt),
-        (error: unknown) => {
-          this.inFlight = false
-          if (this.finished) return
-          this.finish({ kind: 'failed', error })
-          this.leaveQueue()
-        },
-      )
+    this.sentAt = performance.now()
+    this.io.acquireTo(this.hash, this.id, this.mode, this.limit, this.follow, this)
+  }
+
+  /** The acquire's reply (Answer). */
+  answered(reply: AcquireReply): void {
+    this.onReply(reply, this.sentAt)
+  }
+
+  /** The acquire could not reach Redis in time (Answer). */
+  failed(error: unknown): void {
+    this.inFlight = false
+    if (this.finished) return
+    this.finish({ kind: 'failed', error })
+    this.leaveQueue()
+  }
+
+  /** A grant that arrived after the acquire timed out (Answer): nobody waits for it. */
+  late(reply: AcquireReply): void {
+    this.undo(reply)
   }
 
   /** Ends the wait from outside (superseded, dedupe result heard, shutdown). */
@@ -97,7 +107,7 @@ export class Waiter {
     this.finished = true
     this.clearFloor()
     this.forget()
-    this.done.resolve(outcome)
+    this.done(outcome)
   }
 
   /** Shutdown: end the wait and give the place in the queue up at once, not a lease later. */
@@ -159,7 +169,9 @@ export class Waiter {
   }
 
   private undo(reply: AcquireReply): void {
-    if (reply.kind === 'granted') this.io.release(this.hash, this.id, 'plain').catch(() => {})
+    if (reply.kind === 'granted') {
+      this.io.release(this.hash, this.id, 'plain', '', this.limit === 1).catch(() => {})
+    }
   }
 
   private leaveQueue(): void {

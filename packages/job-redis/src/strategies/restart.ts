@@ -28,12 +28,13 @@ export function clusterRestart(cluster: Cluster): Coordinator {
       id,
       where.task,
       { lost: (error) => ctx.intent.fail(error), evicted: () => ctx.intent.cancel() },
-      cluster.leases,
+      cluster,
+      true,
     )
     const sentAt = performance.now()
     cluster.io
       .acquire(ctx.hash, id, 'take', 1, '-', (late) => {
-        if (late.kind === 'granted') cluster.track(lease.end())
+        if (late.kind === 'granted') lease.end()
       })
       .then(
         (reply) => {
@@ -56,7 +57,7 @@ export function clusterRestart(cluster: Cluster): Coordinator {
         },
       )
     const own = ctx.proceed()
-    where.host.onExited(where.task, () => cluster.track(lease.end()))
+    where.host.onExited(where.task, () => lease.end())
     return own
   })
 }
