@@ -1,7 +1,7 @@
 import type { Clock, Runtime, RuntimeInspection, RuntimeInspector } from '@vega/job-core'
 import { isControlMessage } from './control-message.js'
 import type { Envelope, EnvelopeSource } from './envelope.js'
-import { encodeEvent } from './internal/encode-event.js'
+import { encodeEvent, encodesLater, type RawEvent } from './internal/encode-event.js'
 import { assertKnownKeys, describeValue } from './internal/known-keys.js'
 import { RingBuffer } from './internal/ring-buffer.js'
 import type { Capability, SnapshotTask, WireEvent } from './protocol-events.js'
@@ -86,6 +86,9 @@ export type Disconnect = () => void
 
 const DEFAULT_FLUSH_MS = 16
 const DEFAULT_BUFFER_SIZE = 1000
+/** Ring-buffer tags: an encoded event, or a runtime event to encode at flush. */
+const READY = 0
+const LATER = 1
 
 const platformClock: Clock = {
   now: () => Date.now(),
@@ -138,29 +141,40 @@ export function connectDevtools(
     runtime: String(runtime.name),
     lib: options.lib ?? inspector.lib,
   }
-  const buffer = new RingBuffer<Envelope>(options.bufferSize ?? DEFAULT_BUFFER_SIZE)
+  // Held until a flush: encoded events (tag READY) and kernel events that
+  // encode from their primitives alone (tag LATER), so a burst that
+  // overflows the buffer pays for encoding and envelopes only of what is sent.
+  const buffer = new RingBuffer<WireEvent | RawEvent>(options.bufferSize ?? DEFAULT_BUFFER_SIZE)
 
-  let seq = 0
   let timer: unknown
   let timerSet = false
   let flushing = false
   let flushAgain = false
   let connected = true
 
-  const envelope = (e: WireEvent, at: number): Envelope => ({
+  const envelope = (e: WireEvent, seq: number, ts: number): Envelope => ({
     proto: PROTOCOL_NAME,
     v: PROTOCOL_VERSION.major,
     sid,
-    seq: at,
-    ts: now(),
+    seq,
+    ts,
     src,
     e,
   })
 
+  const toEnvelope = (item: WireEvent | RawEvent, seq: number, ts: number, tag: number) =>
+    envelope(tag === LATER ? encodeEvent(item as RawEvent, context) : (item as WireEvent), seq, ts)
+
   const enqueue = (e: WireEvent): void => {
-    seq += 1
-    buffer.push(envelope(e, seq))
+    buffer.push(e, now(), READY)
   }
+
+  // An event's `at` is the runtime clock's time of the event: the default
+  // `ts`, read without another clock call per event.
+  const stamp =
+    options.clock === undefined
+      ? (event: RawEvent): number => (typeof event.at === 'number' ? event.at : inspector.now())
+      : (): number => clock.now()
 
   const flush = (): void => {
     if (timerSet) {
@@ -177,7 +191,7 @@ export function connectDevtools(
     try {
       do {
         flushAgain = false
-        const { lost, items } = buffer.drain()
+        const { lost, items } = buffer.drain(toEnvelope)
         const batch =
           lost === undefined
             ? items
@@ -190,6 +204,7 @@ export function connectDevtools(
                     reason: lost.reason,
                   },
                   lost.toSeq,
+                  now(),
                 ),
                 ...items,
               ]
@@ -225,7 +240,7 @@ export function connectDevtools(
       onError(error)
       return false
     }
-    enqueue({ type: 'session:snapshot', upToSeq: seq, tasks })
+    enqueue({ type: 'session:snapshot', upToSeq: buffer.lastSeq, tasks })
     return true
   }
 
@@ -237,9 +252,15 @@ export function connectDevtools(
   // Built from the runtime, not from history; no event can slip in between
   // this snapshot and the subscription below, both are synchronous.
   const initialTasks = inspector.inspect().tasks.map(toSnapshotTask)
-  enqueue({ type: 'session:snapshot', upToSeq: seq, tasks: initialTasks })
+  enqueue({ type: 'session:snapshot', upToSeq: buffer.lastSeq, tasks: initialTasks })
   const unsubscribe = inspector.subscribe((event) => {
-    enqueue(encodeEvent(event as unknown as { type: string }, context))
+    const raw = event as unknown as RawEvent
+    if (encodesLater(raw)) {
+      buffer.push(raw, stamp(raw), LATER)
+    } else {
+      const encoded = encodeEvent(raw, context)
+      buffer.push(encoded, stamp(raw), READY)
+    }
     schedule()
   })
   const stopListening = transport.onMessage?.((message) => {

@@ -1,4 +1,11 @@
-import type { PassthroughEvent, ProtocolEvent, WireEvent } from '../protocol-events.js'
+import type {
+  PassthroughEvent,
+  ProtocolEvent,
+  TaskCreatedEvent,
+  TaskExitedEvent,
+  TaskTransitionEvent,
+  WireEvent,
+} from '../protocol-events.js'
 import { type ToWireOptions, toWire } from '../to-wire.js'
 import type { WireObject, WireValue } from '../wire-value.js'
 
@@ -16,7 +23,9 @@ export interface EncodeContext {
   readonly sanitize: ((payload: PayloadField) => unknown) | undefined
 }
 
-type RawEvent = { readonly type: string; readonly [field: string]: unknown }
+export type RawEvent = { readonly type: string; readonly [field: string]: unknown }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 // Fields that carry what a task received or produced. They stay home unless
 // the user's sanitize hook returns something for them.
@@ -38,39 +47,43 @@ export function encodeEvent(raw: RawEvent, context: EncodeContext): WireEvent {
   return known ?? encodePassthrough(raw, context)
 }
 
+/**
+ * Whether `raw` encodes from its own primitive fields alone — no error,
+ * task data or passthrough field to walk, no hook to call — so that encoding
+ * it later gives the same bytes as encoding it now. The bridge keeps such
+ * events (the kernel's bulk: created, plain transitions, exits) unencoded
+ * until a flush, so those a full buffer drops are never encoded at all.
+ * Events are readonly (core.md §8): nobody changes them after delivery.
+ */
+export function encodesLater(raw: RawEvent): boolean {
+  switch (raw.type) {
+    case 'task:transition':
+      return (
+        isInt(raw.taskId) &&
+        typeof raw.from === 'string' &&
+        typeof raw.to === 'string' &&
+        raw.error === undefined &&
+        !('value' in raw)
+      )
+    case 'task:created':
+    case 'task:abandoned':
+      return isInt(raw.taskId)
+    case 'task:exited':
+      return isInt(raw.taskId) && !('threw' in raw)
+    default:
+      return false
+  }
+}
+
 function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undefined {
   switch (e.type) {
-    case 'task:created': {
-      if (!isInt(e.taskId)) return undefined
-      return withOptional(
-        { type: 'task:created' as const, taskId: e.taskId },
-        {
-          label: typeof e.label === 'string' ? e.label : undefined,
-          parentId: isInt(e.parentId) ? e.parentId : undefined,
-          key: typeof e.key === 'string' ? e.key : undefined,
-        },
-      )
-    }
-    case 'task:transition': {
+    case 'task:created':
+      return isInt(e.taskId) ? created(e, e.taskId) : undefined
+    case 'task:transition':
       if (!isInt(e.taskId) || typeof e.from !== 'string' || typeof e.to !== 'string') {
         return undefined
       }
-      return withOptional(
-        {
-          type: 'task:transition' as const,
-          taskId: e.taskId,
-          from: e.from,
-          to: e.to,
-          attempt: typeof e.attempt === 'number' ? e.attempt : 0,
-        },
-        {
-          reason: typeof e.reason === 'string' ? e.reason : undefined,
-          cancelledBy: isInt(e.cancelledBy) ? e.cancelledBy : undefined,
-          error: e.error === undefined ? undefined : toWire(e.error, context.wire),
-          value: 'value' in e ? payload(e, 'value', e.taskId, context) : undefined,
-        },
-      )
-    }
+      return transition(e, e.taskId, e.from, e.to, context)
     case 'task:retry':
       if (!isInt(e.taskId) || typeof e.attempt !== 'number' || typeof e.delay !== 'number') {
         return undefined
@@ -83,14 +96,7 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
         error: toWire(e.error, context.wire),
       }
     case 'task:exited':
-      if (!isInt(e.taskId)) return undefined
-      return withOptional(
-        { type: 'task:exited' as const, taskId: e.taskId },
-        {
-          threw: 'threw' in e ? toWire(e.threw, context.wire) : undefined,
-          abandoned: e.abandoned === true ? (true as const) : undefined,
-        },
-      )
+      return isInt(e.taskId) ? exited(e, e.taskId, context) : undefined
     case 'task:abandoned':
       return isInt(e.taskId) ? { type: 'task:abandoned', taskId: e.taskId } : undefined
     case 'coordination:reuse':
@@ -123,6 +129,50 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
     default:
       return undefined
   }
+}
+
+// The builders below add an optional field only when it has a value: with
+// exactOptionalPropertyTypes an explicit `undefined` is not "absent", and
+// JSON would drop it anyway. Fields are assigned in wire order, which is the
+// order JSON.stringify writes them.
+
+function created(e: RawEvent, taskId: number): TaskCreatedEvent {
+  const out: Mutable<TaskCreatedEvent> = { type: 'task:created', taskId }
+  if (typeof e.label === 'string') out.label = e.label
+  if (isInt(e.parentId)) out.parentId = e.parentId
+  if (typeof e.key === 'string') out.key = e.key
+  return out
+}
+
+function transition(
+  e: RawEvent,
+  taskId: number,
+  from: string,
+  to: string,
+  context: EncodeContext,
+): TaskTransitionEvent {
+  const out: Mutable<TaskTransitionEvent> = {
+    type: 'task:transition',
+    taskId,
+    from,
+    to,
+    attempt: typeof e.attempt === 'number' ? e.attempt : 0,
+  }
+  if (typeof e.reason === 'string') out.reason = e.reason
+  if (isInt(e.cancelledBy)) out.cancelledBy = e.cancelledBy
+  if (e.error !== undefined) out.error = toWire(e.error, context.wire)
+  if ('value' in e) {
+    const value = payload(e, 'value', taskId, context)
+    if (value !== undefined) out.value = value
+  }
+  return out
+}
+
+function exited(e: RawEvent, taskId: number, context: EncodeContext): TaskExitedEvent {
+  const out: Mutable<TaskExitedEvent> = { type: 'task:exited', taskId }
+  if ('threw' in e) out.threw = toWire(e.threw, context.wire)
+  if (e.abandoned === true) out.abandoned = true
+  return out
 }
 
 interface CoordinationBase {
@@ -214,15 +264,4 @@ function encodeField(e: RawEvent, field: string, wire: ToWireOptions): WireValue
 
 function isInt(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value)
-}
-
-// Adds only the optional fields that have a value: with
-// exactOptionalPropertyTypes an explicit `undefined` is not "absent", and
-// JSON would drop it anyway.
-function withOptional<T extends object>(base: T, optional: Record<string, unknown>): T {
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
-  for (const [field, value] of Object.entries(optional)) {
-    if (value !== undefined) out[field] = value
-  }
-  return out as T
 }
