@@ -1,7 +1,8 @@
 import type { Clock, Runtime, RuntimeInspection, RuntimeInspector } from '@vega/job-core'
 import { isControlMessage } from './control-message.js'
 import type { Envelope, EnvelopeSource } from './envelope.js'
-import { encodeEvent, encodesLater, type RawEvent } from './internal/encode-event.js'
+import { encodeEvent, type RawEvent } from './internal/encode-event.js'
+import { ENCODE_NOW, HeldEvents, heldKind } from './internal/held-events.js'
 import { assertKnownKeys, describeValue } from './internal/known-keys.js'
 import { RingBuffer } from './internal/ring-buffer.js'
 import type { Capability, SnapshotTask, WireEvent } from './protocol-events.js'
@@ -86,9 +87,6 @@ export type Disconnect = () => void
 
 const DEFAULT_FLUSH_MS = 16
 const DEFAULT_BUFFER_SIZE = 1000
-/** Ring-buffer tags: an encoded event, or a runtime event to encode at flush. */
-const READY = 0
-const LATER = 1
 
 const platformClock: Clock = {
   now: () => Date.now(),
@@ -141,10 +139,12 @@ export function connectDevtools(
     runtime: String(runtime.name),
     lib: options.lib ?? inspector.lib,
   }
-  // Held until a flush: encoded events (tag READY) and kernel events that
-  // encode from their primitives alone (tag LATER), so a burst that
-  // overflows the buffer pays for encoding and envelopes only of what is sent.
-  const buffer = new RingBuffer<WireEvent | RawEvent>(options.bufferSize ?? DEFAULT_BUFFER_SIZE)
+  // Envelopes wait as rows of `held`, in the slots the ring hands out: a
+  // plain task event as its fields, built into an envelope only if it is
+  // still there at the flush (see HeldEvents).
+  const capacity = options.bufferSize ?? DEFAULT_BUFFER_SIZE
+  const buffer = new RingBuffer(capacity)
+  const held = new HeldEvents(capacity)
 
   let timer: unknown
   let timerSet = false
@@ -162,11 +162,11 @@ export function connectDevtools(
     e,
   })
 
-  const toEnvelope = (item: WireEvent | RawEvent, seq: number, ts: number, tag: number) =>
-    envelope(tag === LATER ? encodeEvent(item as RawEvent, context) : (item as WireEvent), seq, ts)
+  const toEnvelope = (slot: number, seq: number): Envelope =>
+    envelope(held.take(slot), seq, held.stamp(slot))
 
   const enqueue = (e: WireEvent): void => {
-    buffer.push(e, now(), READY)
+    held.holdEncoded(buffer.push(), e, now())
   }
 
   // An event's `at` is the runtime clock's time of the event: the default
@@ -255,11 +255,13 @@ export function connectDevtools(
   enqueue({ type: 'session:snapshot', upToSeq: buffer.lastSeq, tasks: initialTasks })
   const unsubscribe = inspector.subscribe((event) => {
     const raw = event as unknown as RawEvent
-    if (encodesLater(raw)) {
-      buffer.push(raw, stamp(raw), LATER)
-    } else {
+    const kind = heldKind(raw)
+    if (kind === ENCODE_NOW) {
+      // Encoded first: a sanitize hook may run tasks, whose events come before this one.
       const encoded = encodeEvent(raw, context)
-      buffer.push(encoded, stamp(raw), READY)
+      held.holdEncoded(buffer.push(), encoded, stamp(raw))
+    } else {
+      held.holdFields(buffer.push(), kind, raw, stamp(raw))
     }
     schedule()
   })

@@ -1,13 +1,12 @@
 import type {
   PassthroughEvent,
   ProtocolEvent,
-  TaskCreatedEvent,
-  TaskExitedEvent,
   TaskTransitionEvent,
   WireEvent,
 } from '../protocol-events.js'
 import { type ToWireOptions, toWire } from '../to-wire.js'
 import type { WireObject, WireValue } from '../wire-value.js'
+import { abandonedEvent, createdEvent, exitedEvent, isInt, transitionEvent } from './task-wire.js'
 
 /** What the sanitize hook sees: one task-data field of one event. */
 export interface PayloadField {
@@ -24,8 +23,6 @@ export interface EncodeContext {
 }
 
 export type RawEvent = { readonly type: string; readonly [field: string]: unknown }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 // Fields that carry what a task received or produced. They stay home unless
 // the user's sanitize hook returns something for them.
@@ -47,38 +44,16 @@ export function encodeEvent(raw: RawEvent, context: EncodeContext): WireEvent {
   return known ?? encodePassthrough(raw, context)
 }
 
-/**
- * Whether `raw` encodes from its own primitive fields alone — no error,
- * task data or passthrough field to walk, no hook to call — so that encoding
- * it later gives the same bytes as encoding it now. The bridge keeps such
- * events (the kernel's bulk: created, plain transitions, exits) unencoded
- * until a flush, so those a full buffer drops are never encoded at all.
- * Events are readonly (core.md §8): nobody changes them after delivery.
- */
-export function encodesLater(raw: RawEvent): boolean {
-  switch (raw.type) {
-    case 'task:transition':
-      return (
-        isInt(raw.taskId) &&
-        typeof raw.from === 'string' &&
-        typeof raw.to === 'string' &&
-        raw.error === undefined &&
-        !('value' in raw)
-      )
-    case 'task:created':
-    case 'task:abandoned':
-      return isInt(raw.taskId)
-    case 'task:exited':
-      return isInt(raw.taskId) && !('threw' in raw)
-    default:
-      return false
-  }
-}
-
 function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undefined {
   switch (e.type) {
     case 'task:created':
-      return isInt(e.taskId) ? created(e, e.taskId) : undefined
+      if (!isInt(e.taskId)) return undefined
+      return createdEvent(
+        e.taskId,
+        typeof e.label === 'string' ? e.label : undefined,
+        isInt(e.parentId) ? e.parentId : undefined,
+        typeof e.key === 'string' ? e.key : undefined,
+      )
     case 'task:transition':
       if (!isInt(e.taskId) || typeof e.from !== 'string' || typeof e.to !== 'string') {
         return undefined
@@ -96,9 +71,14 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
         error: toWire(e.error, context.wire),
       }
     case 'task:exited':
-      return isInt(e.taskId) ? exited(e, e.taskId, context) : undefined
+      if (!isInt(e.taskId)) return undefined
+      return exitedEvent(
+        e.taskId,
+        'threw' in e ? toWire(e.threw, context.wire) : undefined,
+        e.abandoned === true,
+      )
     case 'task:abandoned':
-      return isInt(e.taskId) ? { type: 'task:abandoned', taskId: e.taskId } : undefined
+      return isInt(e.taskId) ? abandonedEvent(e.taskId) : undefined
     case 'coordination:reuse':
       return coordination(e, (base) =>
         isInt(e.peerId) ? { type: 'coordination:reuse', ...base, peerId: e.peerId } : undefined,
@@ -131,19 +111,6 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
   }
 }
 
-// The builders below add an optional field only when it has a value: with
-// exactOptionalPropertyTypes an explicit `undefined` is not "absent", and
-// JSON would drop it anyway. Fields are assigned in wire order, which is the
-// order JSON.stringify writes them.
-
-function created(e: RawEvent, taskId: number): TaskCreatedEvent {
-  const out: Mutable<TaskCreatedEvent> = { type: 'task:created', taskId }
-  if (typeof e.label === 'string') out.label = e.label
-  if (isInt(e.parentId)) out.parentId = e.parentId
-  if (typeof e.key === 'string') out.key = e.key
-  return out
-}
-
 function transition(
   e: RawEvent,
   taskId: number,
@@ -151,27 +118,19 @@ function transition(
   to: string,
   context: EncodeContext,
 ): TaskTransitionEvent {
-  const out: Mutable<TaskTransitionEvent> = {
-    type: 'task:transition',
+  const out = transitionEvent(
     taskId,
     from,
     to,
-    attempt: typeof e.attempt === 'number' ? e.attempt : 0,
-  }
-  if (typeof e.reason === 'string') out.reason = e.reason
-  if (isInt(e.cancelledBy)) out.cancelledBy = e.cancelledBy
+    typeof e.attempt === 'number' ? e.attempt : 0,
+    typeof e.reason === 'string' ? e.reason : undefined,
+    isInt(e.cancelledBy) ? e.cancelledBy : undefined,
+  )
   if (e.error !== undefined) out.error = toWire(e.error, context.wire)
   if ('value' in e) {
     const value = payload(e, 'value', taskId, context)
     if (value !== undefined) out.value = value
   }
-  return out
-}
-
-function exited(e: RawEvent, taskId: number, context: EncodeContext): TaskExitedEvent {
-  const out: Mutable<TaskExitedEvent> = { type: 'task:exited', taskId }
-  if ('threw' in e) out.threw = toWire(e.threw, context.wire)
-  if (e.abandoned === true) out.abandoned = true
   return out
 }
 
@@ -260,8 +219,4 @@ function encodeField(e: RawEvent, field: string, wire: ToWireOptions): WireValue
     return { __type: 'Unreadable', message }
   }
   return toWire(value, wire)
-}
-
-function isInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value)
 }

@@ -6,20 +6,14 @@ export interface LostRange {
 }
 
 /**
- * A bounded FIFO of what waits for the next flush, numbered 1, 2, 3 … as it
- * is pushed. When full, a push drops the oldest and remembers the dropped
- * seqs as one range: drops always take the oldest, so the range stays
- * contiguous until the next drain.
- *
- * Nothing is allocated per push: the seq of a slot follows from its position
- * and each item's timestamp and tag sit in typed columns. That matters in a
- * burst, where almost every push is dropped before any flush: an item costs
- * three writes, and only what survives to a drain is turned into an envelope.
+ * The bookkeeping of a bounded FIFO: which slot of a `capacity`-long table
+ * the next item goes to, which seq it gets (1, 2, 3 …), and which seqs were
+ * lost. When full, a push drops the oldest and remembers the dropped seqs as
+ * one range: drops always take the oldest, so the range stays contiguous
+ * until the next drain. The items themselves live in the caller's table,
+ * indexed by slot, so a push allocates nothing.
  */
-export class RingBuffer<T> {
-  private readonly items: (T | undefined)[]
-  private readonly stamps: Float64Array
-  private readonly tags: Uint8Array
+export class RingBuffer {
   private head = 0
   private count = 0
   /** The seq of the last push; the oldest held item has `last - count + 1`. */
@@ -30,11 +24,7 @@ export class RingBuffer<T> {
   private lostTo = 0
   private lostReason = ''
 
-  constructor(readonly capacity: number) {
-    this.items = new Array<T | undefined>(capacity).fill(undefined)
-    this.stamps = new Float64Array(capacity)
-    this.tags = new Uint8Array(capacity)
-  }
+  constructor(readonly capacity: number) {}
 
   get size(): number {
     return this.count
@@ -45,24 +35,23 @@ export class RingBuffer<T> {
     return this.last
   }
 
-  /** Holds `item` with its timestamp and a small tag (0–255) under the next seq, and returns that seq. */
-  push(item: T, ts: number, tag: number): number {
+  /**
+   * Takes the next seq and returns the slot that now holds it, dropping the
+   * oldest item (its slot is the one returned) when the buffer is full.
+   */
+  push(): number {
     const capacity = this.capacity
     if (this.count === capacity) {
       const dropped = this.last - capacity + 1
-      this.items[this.head] = undefined
       this.head = this.head + 1 === capacity ? 0 : this.head + 1
       this.count -= 1
       this.markLost(dropped, dropped, 'overflow')
     }
     let slot = this.head + this.count
     if (slot >= capacity) slot -= capacity
-    this.items[slot] = item
-    this.stamps[slot] = ts
-    this.tags[slot] = tag
     this.count += 1
     this.last += 1
-    return this.last
+    return slot
   }
 
   /** Records seqs lost elsewhere (a failed send), merged with any pending range. */
@@ -78,11 +67,10 @@ export class RingBuffer<T> {
   }
 
   /**
-   * Empties the buffer: the lost range (if any), and each held item, oldest
-   * first, turned by `build` (given its seq, timestamp and tag). `build` must
-   * not push to this buffer.
+   * Empties the buffer: the lost range (if any), and what `take` makes of
+   * each held slot, oldest first. `take` must not push to this buffer.
    */
-  drain<R>(build: (item: T, seq: number, ts: number, tag: number) => R): {
+  drain<R>(take: (slot: number, seq: number) => R): {
     readonly lost: LostRange | undefined
     readonly items: R[]
   } {
@@ -92,13 +80,7 @@ export class RingBuffer<T> {
     const items = new Array<R>(count)
     let slot = this.head
     for (let index = 0; index < count; index += 1) {
-      items[index] = build(
-        this.items[slot] as T,
-        first + index,
-        this.stamps[slot] as number,
-        this.tags[slot] as number,
-      )
-      this.items[slot] = undefined
+      items[index] = take(slot, first + index)
       slot = slot + 1 === capacity ? 0 : slot + 1
     }
     const lost: LostRange | undefined =
