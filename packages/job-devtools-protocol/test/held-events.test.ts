@@ -106,4 +106,23 @@ describe('HeldEvents', () => {
     expect(held.take(0)).toEqual({ type: 'task:abandoned', taskId: 4 })
     expect(held.stamp(0)).toBe(2)
   })
+
+  it('grows its columns on demand up to its capacity, keeping the rows it holds', () => {
+    const held = new HeldEvents(3000)
+    const event = (taskId: number): RawEvent => ({
+      type: 'task:created',
+      taskId,
+      label: `t${taskId}`,
+      parentId: taskId - 1,
+    })
+    for (let slot = 0; slot < 3000; slot += 1) {
+      const e = event(slot)
+      if (slot % 7 === 0) held.holdEncoded(slot, encodeEvent(e, context), slot)
+      else held.holdFields(slot, heldKind(e), e, slot)
+    }
+    for (const slot of [0, 1, 255, 256, 511, 512, 2047, 2048, 2999]) {
+      expect(held.stamp(slot)).toBe(slot)
+      expect(held.take(slot)).toEqual(encodeEvent(event(slot), context))
+    }
+  })
 })

@@ -53,35 +53,36 @@ export function heldKind(e: RawEvent): number {
  * or changed after delivery cannot change what is sent).
  */
 export class HeldEvents {
-  private readonly kinds: Uint8Array
-  private readonly stamps: Float64Array
-  private readonly taskIds: Float64Array
+  // Columns grow on demand up to `capacity` (a large bufferSize that is never
+  // filled costs nothing); a slot index is always below the ring's capacity.
+  private kinds: Uint8Array
+  private stamps: Float64Array
+  private taskIds: Float64Array
   /** `attempt` of a transition, `parentId` of a created (NaN: none). */
-  private readonly numbersA: Float64Array
+  private numbersA: Float64Array
   /** `cancelledBy` of a transition (NaN: none). */
-  private readonly numbersB: Float64Array
+  private numbersB: Float64Array
   /** `from` of a transition, `label` of a created. */
-  private readonly textsA: (string | undefined)[]
+  private readonly textsA: (string | undefined)[] = []
   /** `to` of a transition, `key` of a created. */
-  private readonly textsB: (string | undefined)[]
+  private readonly textsB: (string | undefined)[] = []
   /** `reason` of a transition. */
-  private readonly textsC: (string | undefined)[]
-  private readonly encoded: (WireEvent | undefined)[]
+  private readonly textsC: (string | undefined)[] = []
+  private readonly encoded: (WireEvent | undefined)[] = []
 
-  constructor(capacity: number) {
-    this.kinds = new Uint8Array(capacity)
-    this.stamps = new Float64Array(capacity)
-    this.taskIds = new Float64Array(capacity)
-    this.numbersA = new Float64Array(capacity)
-    this.numbersB = new Float64Array(capacity)
-    this.textsA = new Array<string | undefined>(capacity).fill(undefined)
-    this.textsB = new Array<string | undefined>(capacity).fill(undefined)
-    this.textsC = new Array<string | undefined>(capacity).fill(undefined)
-    this.encoded = new Array<WireEvent | undefined>(capacity).fill(undefined)
+  constructor(readonly capacity: number) {
+    const initial = Math.min(capacity, INITIAL_ROWS)
+    this.kinds = new Uint8Array(initial)
+    this.stamps = new Float64Array(initial)
+    this.taskIds = new Float64Array(initial)
+    this.numbersA = new Float64Array(initial)
+    this.numbersB = new Float64Array(initial)
+    this.fillTexts(initial)
   }
 
   /** Keeps an event already encoded. */
   holdEncoded(slot: number, event: WireEvent, ts: number): void {
+    if (slot >= this.kinds.length) this.grow(slot)
     this.kinds[slot] = ENCODED
     this.stamps[slot] = ts
     this.encoded[slot] = event
@@ -89,6 +90,7 @@ export class HeldEvents {
 
   /** Keeps the fields of `e`, whose {@link heldKind} is `kind` (not {@link ENCODE_NOW}). */
   holdFields(slot: number, kind: number, e: RawEvent, ts: number): void {
+    if (slot >= this.kinds.length) this.grow(slot)
     this.kinds[slot] = kind
     this.stamps[slot] = ts
     this.taskIds[slot] = e.taskId as number
@@ -143,6 +145,32 @@ export class HeldEvents {
       }
     }
   }
+
+  private grow(slot: number): void {
+    const rows = Math.min(this.capacity, Math.max(slot + 1, this.kinds.length * 2))
+    this.kinds = widened(this.kinds, new Uint8Array(rows))
+    this.stamps = widened(this.stamps, new Float64Array(rows))
+    this.taskIds = widened(this.taskIds, new Float64Array(rows))
+    this.numbersA = widened(this.numbersA, new Float64Array(rows))
+    this.numbersB = widened(this.numbersB, new Float64Array(rows))
+    this.fillTexts(rows)
+  }
+
+  private fillTexts(rows: number): void {
+    for (let row = this.encoded.length; row < rows; row += 1) {
+      this.textsA.push(undefined)
+      this.textsB.push(undefined)
+      this.textsC.push(undefined)
+      this.encoded.push(undefined)
+    }
+  }
+}
+
+const INITIAL_ROWS = 256
+
+function widened<T extends Uint8Array | Float64Array>(from: T, to: T): T {
+  to.set(from)
+  return to
 }
 
 function present(value: number): number | undefined {
