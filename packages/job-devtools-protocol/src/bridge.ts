@@ -1,7 +1,8 @@
 import type { Clock, Runtime, RuntimeInspection, RuntimeInspector } from '@vega/job-core'
 import { isControlMessage } from './control-message.js'
 import type { Envelope, EnvelopeSource } from './envelope.js'
-import { encodeEvent } from './internal/encode-event.js'
+import { encodeEvent, type RawEvent } from './internal/encode-event.js'
+import { ENCODE_NOW, HeldEvents, heldKind } from './internal/held-events.js'
 import { assertKnownKeys, describeValue } from './internal/known-keys.js'
 import { RingBuffer } from './internal/ring-buffer.js'
 import type { Capability, SnapshotTask, WireEvent } from './protocol-events.js'
@@ -138,29 +139,42 @@ export function connectDevtools(
     runtime: String(runtime.name),
     lib: options.lib ?? inspector.lib,
   }
-  const buffer = new RingBuffer<Envelope>(options.bufferSize ?? DEFAULT_BUFFER_SIZE)
+  // Envelopes wait as rows of `held`, in the slots the ring hands out: a
+  // plain task event as its fields, built into an envelope only if it is
+  // still there at the flush (see HeldEvents).
+  const capacity = options.bufferSize ?? DEFAULT_BUFFER_SIZE
+  const buffer = new RingBuffer(capacity)
+  const held = new HeldEvents(capacity)
 
-  let seq = 0
   let timer: unknown
   let timerSet = false
   let flushing = false
   let flushAgain = false
   let connected = true
 
-  const envelope = (e: WireEvent, at: number): Envelope => ({
+  const envelope = (e: WireEvent, seq: number, ts: number): Envelope => ({
     proto: PROTOCOL_NAME,
     v: PROTOCOL_VERSION.major,
     sid,
-    seq: at,
-    ts: now(),
+    seq,
+    ts,
     src,
     e,
   })
 
+  const toEnvelope = (slot: number, seq: number): Envelope =>
+    envelope(held.take(slot), seq, held.stamp(slot))
+
   const enqueue = (e: WireEvent): void => {
-    seq += 1
-    buffer.push(envelope(e, seq))
+    held.holdEncoded(buffer.push(), e, now())
   }
+
+  // An event's `at` is the runtime clock's time of the event: the default
+  // `ts`, read without another clock call per event.
+  const stamp =
+    options.clock === undefined
+      ? (event: RawEvent): number => (typeof event.at === 'number' ? event.at : inspector.now())
+      : (): number => clock.now()
 
   const flush = (): void => {
     if (timerSet) {
@@ -177,7 +191,7 @@ export function connectDevtools(
     try {
       do {
         flushAgain = false
-        const { lost, items } = buffer.drain()
+        const { lost, items } = buffer.drain(toEnvelope)
         const batch =
           lost === undefined
             ? items
@@ -190,6 +204,7 @@ export function connectDevtools(
                     reason: lost.reason,
                   },
                   lost.toSeq,
+                  now(),
                 ),
                 ...items,
               ]
@@ -225,7 +240,7 @@ export function connectDevtools(
       onError(error)
       return false
     }
-    enqueue({ type: 'session:snapshot', upToSeq: seq, tasks })
+    enqueue({ type: 'session:snapshot', upToSeq: buffer.lastSeq, tasks })
     return true
   }
 
@@ -237,9 +252,17 @@ export function connectDevtools(
   // Built from the runtime, not from history; no event can slip in between
   // this snapshot and the subscription below, both are synchronous.
   const initialTasks = inspector.inspect().tasks.map(toSnapshotTask)
-  enqueue({ type: 'session:snapshot', upToSeq: seq, tasks: initialTasks })
+  enqueue({ type: 'session:snapshot', upToSeq: buffer.lastSeq, tasks: initialTasks })
   const unsubscribe = inspector.subscribe((event) => {
-    enqueue(encodeEvent(event as unknown as { type: string }, context))
+    const raw = event as unknown as RawEvent
+    const kind = heldKind(raw)
+    if (kind === ENCODE_NOW) {
+      // Encoded first: a sanitize hook may run tasks, whose events come before this one.
+      const encoded = encodeEvent(raw, context)
+      held.holdEncoded(buffer.push(), encoded, stamp(raw))
+    } else {
+      held.holdFields(buffer.push(), kind, raw, stamp(raw))
+    }
     schedule()
   })
   const stopListening = transport.onMessage?.((message) => {

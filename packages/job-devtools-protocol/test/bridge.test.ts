@@ -19,6 +19,7 @@ import {
   session,
   type Transport,
 } from '../src/index.js'
+import { encodeEvent, type RawEvent } from '../src/internal/encode-event.js'
 
 function setup(options: Partial<ConnectDevtoolsOptions> = {}) {
   const clock = createTestClock({ now: 0 })
@@ -128,6 +129,70 @@ describe('connectDevtools', () => {
     state = reduceAll(all())
     expect(session(state, 'sid-1')?.stale).toBe(false)
     disconnect()
+  })
+
+  it('sends what it held through an overflow exactly as it would have sent it at once', async () => {
+    const clock = createTestClock({ now: 0 })
+    const runtime = createRuntime({ clock, onUnobservedError: false })
+    const received: Envelope[] = []
+    const disconnect = connectDevtools(
+      runtime,
+      createInProcessTransport((batch) => received.push(...batch)),
+      { clock, sessionId: 'held', flushMs: 100, bufferSize: 6, wire: { stack: false } },
+    )
+    // The reference: each event encoded the moment it is delivered, as JSON.
+    const atOnce: string[] = []
+    getEventBus(runtime).subscribe((event) => {
+      const e = encodeEvent(event as unknown as RawEvent, {
+        wire: { stack: false },
+        sanitize: undefined,
+      })
+      atOnce.push(JSON.stringify({ ts: clock.now(), e }))
+    })
+    const failing = run(runtime, async () => {
+      throw new TypeError('no', { cause: { code: 7 } })
+    })
+    for (let i = 0; i < 6; i += 1) run(runtime, async () => i, { label: `t${i}` })
+    await settle(failing)
+    await clock.advance(40)
+    run(runtime, (ctx) => ctx.sleep(10), { label: 'late' })
+    await clock.advance(100)
+    disconnect()
+    const kept = received.filter(
+      (envelope) => envelope.seq > 2 && envelope.e.type !== 'session:gap',
+    )
+    expect(received.some((envelope) => envelope.e.type === 'session:gap')).toBe(true)
+    expect(kept.map((envelope) => envelope.e.type)).toContain('task:transition')
+    expect(kept.length).toBeGreaterThanOrEqual(6)
+    for (const envelope of kept) {
+      // hello and snapshot are seqs 1 and 2; the bus's events follow.
+      expect(JSON.stringify({ ts: envelope.ts, e: envelope.e })).toBe(atOnce[envelope.seq - 3])
+    }
+  })
+
+  it("stamps ts with the event's at on the runtime clock when no clock is given", async () => {
+    const clock = createTestClock({ now: 5_000 })
+    const runtime = createRuntime({ clock })
+    const ats = new Map<string, number>()
+    const received: Envelope[] = []
+    const disconnect = connectDevtools(
+      runtime,
+      createInProcessTransport((batch) => received.push(...batch)),
+      { flushMs: 0 },
+    )
+    getEventBus(runtime).subscribe((event) => {
+      ats.set(`${event.type}/${event.seq}`, event.at)
+    })
+    const task = run(runtime, (ctx) => ctx.sleep(30))
+    await clock.advance(30)
+    await task
+    disconnect()
+    const live = received.filter((envelope) => envelope.e.type.startsWith('task:'))
+    expect(live.length).toBeGreaterThanOrEqual(4)
+    expect(new Set(live.map((envelope) => envelope.ts))).toEqual(new Set([5_000, 5_030]))
+    expect(live.map((envelope) => envelope.ts)).toEqual(
+      [...ats.entries()].filter(([name]) => name.startsWith('task:')).map(([, at]) => at),
+    )
   })
 
   it('answers request-snapshot at once, even from inside a delivery', () => {

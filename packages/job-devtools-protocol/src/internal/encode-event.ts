@@ -1,6 +1,12 @@
-import type { PassthroughEvent, ProtocolEvent, WireEvent } from '../protocol-events.js'
+import type {
+  PassthroughEvent,
+  ProtocolEvent,
+  TaskTransitionEvent,
+  WireEvent,
+} from '../protocol-events.js'
 import { type ToWireOptions, toWire } from '../to-wire.js'
 import type { WireObject, WireValue } from '../wire-value.js'
+import { abandonedEvent, createdEvent, exitedEvent, isInt, transitionEvent } from './task-wire.js'
 
 /** What the sanitize hook sees: one task-data field of one event. */
 export interface PayloadField {
@@ -16,7 +22,7 @@ export interface EncodeContext {
   readonly sanitize: ((payload: PayloadField) => unknown) | undefined
 }
 
-type RawEvent = { readonly type: string; readonly [field: string]: unknown }
+export type RawEvent = { readonly type: string; readonly [field: string]: unknown }
 
 // Fields that carry what a task received or produced. They stay home unless
 // the user's sanitize hook returns something for them.
@@ -40,37 +46,19 @@ export function encodeEvent(raw: RawEvent, context: EncodeContext): WireEvent {
 
 function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undefined {
   switch (e.type) {
-    case 'task:created': {
+    case 'task:created':
       if (!isInt(e.taskId)) return undefined
-      return withOptional(
-        { type: 'task:created' as const, taskId: e.taskId },
-        {
-          label: typeof e.label === 'string' ? e.label : undefined,
-          parentId: isInt(e.parentId) ? e.parentId : undefined,
-          key: typeof e.key === 'string' ? e.key : undefined,
-        },
+      return createdEvent(
+        e.taskId,
+        typeof e.label === 'string' ? e.label : undefined,
+        isInt(e.parentId) ? e.parentId : undefined,
+        typeof e.key === 'string' ? e.key : undefined,
       )
-    }
-    case 'task:transition': {
+    case 'task:transition':
       if (!isInt(e.taskId) || typeof e.from !== 'string' || typeof e.to !== 'string') {
         return undefined
       }
-      return withOptional(
-        {
-          type: 'task:transition' as const,
-          taskId: e.taskId,
-          from: e.from,
-          to: e.to,
-          attempt: typeof e.attempt === 'number' ? e.attempt : 0,
-        },
-        {
-          reason: typeof e.reason === 'string' ? e.reason : undefined,
-          cancelledBy: isInt(e.cancelledBy) ? e.cancelledBy : undefined,
-          error: e.error === undefined ? undefined : toWire(e.error, context.wire),
-          value: 'value' in e ? payload(e, 'value', e.taskId, context) : undefined,
-        },
-      )
-    }
+      return transition(e, e.taskId, e.from, e.to, context)
     case 'task:retry':
       if (!isInt(e.taskId) || typeof e.attempt !== 'number' || typeof e.delay !== 'number') {
         return undefined
@@ -84,15 +72,13 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
       }
     case 'task:exited':
       if (!isInt(e.taskId)) return undefined
-      return withOptional(
-        { type: 'task:exited' as const, taskId: e.taskId },
-        {
-          threw: 'threw' in e ? toWire(e.threw, context.wire) : undefined,
-          abandoned: e.abandoned === true ? (true as const) : undefined,
-        },
+      return exitedEvent(
+        e.taskId,
+        'threw' in e ? toWire(e.threw, context.wire) : undefined,
+        e.abandoned === true,
       )
     case 'task:abandoned':
-      return isInt(e.taskId) ? { type: 'task:abandoned', taskId: e.taskId } : undefined
+      return isInt(e.taskId) ? abandonedEvent(e.taskId) : undefined
     case 'coordination:reuse':
       return coordination(e, (base) =>
         isInt(e.peerId) ? { type: 'coordination:reuse', ...base, peerId: e.peerId } : undefined,
@@ -123,6 +109,29 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
     default:
       return undefined
   }
+}
+
+function transition(
+  e: RawEvent,
+  taskId: number,
+  from: string,
+  to: string,
+  context: EncodeContext,
+): TaskTransitionEvent {
+  const out = transitionEvent(
+    taskId,
+    from,
+    to,
+    typeof e.attempt === 'number' ? e.attempt : 0,
+    typeof e.reason === 'string' ? e.reason : undefined,
+    isInt(e.cancelledBy) ? e.cancelledBy : undefined,
+  )
+  if (e.error !== undefined) out.error = toWire(e.error, context.wire)
+  if ('value' in e) {
+    const value = payload(e, 'value', taskId, context)
+    if (value !== undefined) out.value = value
+  }
+  return out
 }
 
 interface CoordinationBase {
@@ -210,19 +219,4 @@ function encodeField(e: RawEvent, field: string, wire: ToWireOptions): WireValue
     return { __type: 'Unreadable', message }
   }
   return toWire(value, wire)
-}
-
-function isInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value)
-}
-
-// Adds only the optional fields that have a value: with
-// exactOptionalPropertyTypes an explicit `undefined` is not "absent", and
-// JSON would drop it anyway.
-function withOptional<T extends object>(base: T, optional: Record<string, unknown>): T {
-  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) }
-  for (const [field, value] of Object.entries(optional)) {
-    if (value !== undefined) out[field] = value
-  }
-  return out as T
 }

@@ -6,60 +6,92 @@ export interface LostRange {
 }
 
 /**
- * A bounded FIFO of envelopes waiting to be flushed. When full, a push drops
- * the oldest and remembers the dropped seqs as one range: drops always take
- * the oldest, so the range stays contiguous until the next drain.
+ * The bookkeeping of a bounded FIFO: which slot of a `capacity`-long table
+ * the next item goes to, which seq it gets (1, 2, 3 …), and which seqs were
+ * lost. When full, a push drops the oldest and remembers the dropped seqs as
+ * one range: drops always take the oldest, so the range stays contiguous
+ * until the next drain. The items themselves live in the caller's table,
+ * indexed by slot, so a push allocates nothing.
  */
-export class RingBuffer<T extends { readonly seq: number }> {
-  private readonly slots: (T | undefined)[]
+export class RingBuffer {
   private head = 0
   private count = 0
-  private lost: LostRange | undefined
+  /** The seq of the last push; the oldest held item has `last - count + 1`. */
+  private last = 0
+  // The pending lost range, kept as fields: an overflowing burst widens it
+  // once per push and must not build an object each time. `lostTo` 0 = none.
+  private lostFrom = 0
+  private lostTo = 0
+  private lostReason = ''
 
-  constructor(readonly capacity: number) {
-    this.slots = new Array<T | undefined>(capacity)
-  }
+  constructor(readonly capacity: number) {}
 
   get size(): number {
     return this.count
   }
 
-  push(item: T): void {
-    if (this.count === this.capacity) {
-      const oldest = this.slots[this.head] as T
-      this.slots[this.head] = undefined
-      this.head = (this.head + 1) % this.capacity
+  /** The seq given to the latest push (0 before the first). */
+  get lastSeq(): number {
+    return this.last
+  }
+
+  /**
+   * Takes the next seq and returns the slot that now holds it, dropping the
+   * oldest item (its slot is the one returned) when the buffer is full.
+   */
+  push(): number {
+    const capacity = this.capacity
+    if (this.count === capacity) {
+      const dropped = this.last - capacity + 1
+      this.head = this.head + 1 === capacity ? 0 : this.head + 1
       this.count -= 1
-      this.markLost(oldest.seq, oldest.seq, 'overflow')
+      this.markLost(dropped, dropped, 'overflow')
     }
-    this.slots[(this.head + this.count) % this.capacity] = item
+    let slot = this.head + this.count
+    if (slot >= capacity) slot -= capacity
     this.count += 1
+    this.last += 1
+    return slot
   }
 
   /** Records seqs lost elsewhere (a failed send), merged with any pending range. */
   markLost(fromSeq: number, toSeq: number, reason: string): void {
-    this.lost =
-      this.lost === undefined
-        ? { fromSeq, toSeq, reason }
-        : {
-            fromSeq: Math.min(this.lost.fromSeq, fromSeq),
-            toSeq: Math.max(this.lost.toSeq, toSeq),
-            reason: this.lost.reason,
-          }
+    if (this.lostTo === 0) {
+      this.lostFrom = fromSeq
+      this.lostTo = toSeq
+      this.lostReason = reason
+    } else {
+      if (fromSeq < this.lostFrom) this.lostFrom = fromSeq
+      if (toSeq > this.lostTo) this.lostTo = toSeq
+    }
   }
 
-  /** Empties the buffer: the lost range (if any) and the items, oldest first. */
-  drain(): { readonly lost: LostRange | undefined; readonly items: T[] } {
-    const items: T[] = []
-    for (let index = 0; index < this.count; index += 1) {
-      const slot = (this.head + index) % this.capacity
-      items.push(this.slots[slot] as T)
-      this.slots[slot] = undefined
+  /**
+   * Empties the buffer: the lost range (if any), and what `take` makes of
+   * each held slot, oldest first. `take` must not push to this buffer.
+   */
+  drain<R>(take: (slot: number, seq: number) => R): {
+    readonly lost: LostRange | undefined
+    readonly items: R[]
+  } {
+    const count = this.count
+    const capacity = this.capacity
+    const first = this.last - count + 1
+    const items = new Array<R>(count)
+    let slot = this.head
+    for (let index = 0; index < count; index += 1) {
+      items[index] = take(slot, first + index)
+      slot = slot + 1 === capacity ? 0 : slot + 1
     }
-    const lost = this.lost
+    const lost: LostRange | undefined =
+      this.lostTo === 0
+        ? undefined
+        : { fromSeq: this.lostFrom, toSeq: this.lostTo, reason: this.lostReason }
     this.head = 0
     this.count = 0
-    this.lost = undefined
+    this.lostFrom = 0
+    this.lostTo = 0
+    this.lostReason = ''
     return { lost, items }
   }
 }
