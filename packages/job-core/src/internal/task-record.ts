@@ -61,6 +61,8 @@ export class TaskRecord {
   own: Promise<unknown> | undefined = undefined
   resolveOwn: ((value: unknown) => void) | undefined = undefined
   rejectOwn: ((error: unknown) => void) | undefined = undefined
+  /** What the caller receives instead of the own promise: a dispatch handler's answer, a shaper burst's promise. */
+  caller: Promise<unknown> | undefined = undefined
   /** The attempt that waits for a slot or whose body runs and still decides the task. */
   job: AttemptJob | undefined = undefined
   /** The async context of `run()`, kept for a body that starts later. */
