@@ -48,6 +48,27 @@ export function shaperBindingOf(task: TaskRecord): ShaperBinding | undefined {
   return undefined
 }
 
+/** The held call its window is merging right now (see `mergeHeld`): its ending releases nothing. */
+let merging: TaskRecord | undefined
+
+/**
+ * Cancels `previous`, superseded by task `by`, through `cancel` (core's
+ * `cancelTaskBy`, passed in: this module sits below the settle stage). The
+ * window has already let go of it, so the settle stage skips the lookup.
+ */
+export function mergeHeld(
+  previous: TaskRecord,
+  by: number,
+  cancel: (task: TaskRecord, reason: 'superseded', by: number) => void,
+): void {
+  merging = previous
+  try {
+    cancel(previous, 'superseded', by)
+  } finally {
+    merging = undefined
+  }
+}
+
 /**
  * A held call ends on its own (cancelled, timed out, shut down) while it is
  * its window's pending call: its burst settles with that ending, and later
@@ -55,6 +76,7 @@ export function shaperBindingOf(task: TaskRecord): ShaperBinding | undefined {
  * `parked:shaper`; a call the window itself merged is no longer `pending`.
  */
 export function releaseHold(task: TaskRecord): void {
+  if (task === merging) return
   const binding = shaperBindingOf(task)
   if (binding === undefined) return
   const window = task.core.shaperWindows.get(binding.shaper)?.get(binding.hash)

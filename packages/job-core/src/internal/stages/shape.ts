@@ -1,7 +1,7 @@
 import { callerPromise, substitute } from '../caller-promise.js'
 import { cancelTaskBy } from '../cancellation.js'
 import { deferred, handled } from '../promises.js'
-import { ShaperWindow, shaperBindingOf } from '../shaper-window.js'
+import { mergeHeld, ShaperWindow, shaperBindingOf } from '../shaper-window.js'
 import type { TaskRecord } from '../task-record.js'
 import { type Advance, DISPATCH, type StageResult } from './stage.js'
 
@@ -41,7 +41,7 @@ export function shape(task: TaskRecord, advance: Advance): StageResult {
       open.pending = undefined
       // The burst shares one promise: whoever observed a merged call observes the survivor.
       if (previous.observed) task.observed = true
-      cancelTaskBy(previous, 'superseded', task.id)
+      mergeHeld(previous, task.id, cancelTaskBy)
     }
     hold(open, task)
     result = 'parked'
@@ -54,7 +54,8 @@ export function shape(task: TaskRecord, advance: Advance): StageResult {
   }
   if (shaper.kind === 'debounce') {
     core.clock.clearTimeout(open.timer)
-    const now = core.clock.now()
+    // The transition that just held or ended the call read the clock.
+    const now = task.since
     const due =
       shaper.maxWait === undefined
         ? now + shaper.ms
