@@ -50,7 +50,12 @@ export function withCoordinator<T>(
       `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
     )
   }
-  assertKnownKeys(`withCoordinator(taskFn, ${coordinator.name}, binding)`, binding, BINDING_KEYS)
+  // Bound once per call on hot paths: the message (with the coordinator's name) is built only for a stray field.
+  for (const field in binding) {
+    if (field !== 'key') {
+      assertKnownKeys(`withCoordinator(taskFn, ${coordinator.name}, binding)`, binding, BINDING_KEYS)
+    }
+  }
   let hash: string
   try {
     hash = hashKey(binding.key)
