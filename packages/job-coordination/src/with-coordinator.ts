@@ -2,6 +2,7 @@ import { assertKnownKeys, hashKey, type Key, type TaskFn, tagTaskFn } from '@veg
 import { isCoordinator } from './define-coordinator.js'
 import { coordinationTag } from './internal/coordination-tag.js'
 import { describeValue } from './internal/describe-value.js'
+import { directOf } from './internal/direct.js'
 import type { Coordinator } from './types.js'
 
 const BINDING_KEYS: readonly string[] = ['key']
@@ -65,5 +66,5 @@ export function withCoordinator<T>(
       { cause: error },
     )
   }
-  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash })
+  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash, direct: directOf(coordinator) })
 }

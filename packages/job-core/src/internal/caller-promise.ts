@@ -84,18 +84,21 @@ export function adoptOwn(
 /**
  * Makes the caller's promise follow `value` (a handler's answer, a shaper
  * leader's promise). A rejected promise is marked handled, unless it is
- * known to be a task's caller promise (`guarded`), which settles as handled
- * on its own.
+ * known to be a task's caller promise (`guarded`: a native promise that
+ * settles as handled on its own), which is taken as it is.
  */
 export function substitute(task: TaskRecord, value: unknown, guarded = false): void {
   if (task.own !== undefined && value === task.own) {
     task.caller = undefined
     return
   }
+  if (guarded) {
+    task.caller = value as Promise<unknown>
+    return
+  }
   const promise = Promise.resolve(value)
-  if (promise === value) {
-    if (!guarded) handled(promise)
-  } else if (isThenable(value)) {
+  if (promise === value) handled(promise)
+  else if (isThenable(value)) {
     // A foreign thenable: the promise adopting it is the one nobody may be listening to.
     handled(promise)
   }

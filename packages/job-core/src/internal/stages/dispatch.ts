@@ -40,6 +40,6 @@ export function dispatch(task: TaskRecord, advance: Advance): StageResult {
     substitute(task, handled(Promise.reject(error)), true)
     return task.outcome === undefined ? 'parked' : 'ended'
   }
-  substitute(task, answer, answer === request.followed)
+  substitute(task, answer, answer !== undefined && answer === request.followed)
   return task.outcome === undefined ? 'parked' : 'ended'
 }
