@@ -29,7 +29,9 @@ export function createTask(
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent
   const bus = core.bus
-  if (bus.active) {
+  const listened = bus.active
+  if (listened) {
+    task.sinceOffset = core.clock.now() - core.clockOrigin
     const created: Mutable<RuntimeEventMap['task:created']> & {
       type: 'task:created'
       seq: number
@@ -47,6 +49,11 @@ export function createTask(
     bus.deliver(created)
   }
   if (admit(task, parent)) advance(task)
+  // Still idle (no transition read the clock): its time is this call's. A
+  // merged call (ended here, nobody listening) skips the read, which costs
+  // as much as the rest of its merge; until here a live task's since reads
+  // as the runtime's start (only inspect() from a dispatch handler sees it).
+  if (!listened && task.state === 'idle') task.sinceOffset = core.clock.now() - core.clockOrigin
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
     if (task.own === undefined) captureForTask(task, enterWaiting)

@@ -54,8 +54,8 @@ export function shape(task: TaskRecord, advance: Advance): StageResult {
   }
   if (shaper.kind === 'debounce') {
     core.clock.clearTimeout(open.timer)
-    // The transition that just held or ended the call read the clock.
-    const now = task.since
+    // Holding the call read the clock (an ended call's time is not kept).
+    const now = result === 'parked' ? task.since : core.clock.now()
     const due =
       shaper.maxWait === undefined
         ? now + shaper.ms
