@@ -54,7 +54,11 @@ export function withCoordinator<T>(
   // Bound once per call on hot paths: the message (with the coordinator's name) is built only for a stray field.
   for (const field in binding) {
     if (field !== 'key') {
-      assertKnownKeys(`withCoordinator(taskFn, ${coordinator.name}, binding)`, binding, BINDING_KEYS)
+      assertKnownKeys(
+        `withCoordinator(taskFn, ${coordinator.name}, binding)`,
+        binding,
+        BINDING_KEYS,
+      )
     }
   }
   let hash: string
