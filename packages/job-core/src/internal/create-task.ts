@@ -1,5 +1,5 @@
 import type { RuntimeEventMap } from '../events.js'
-import type { TaskFn } from '../task.js'
+import type { Task, TaskFn } from '../task.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, captureForTask } from './context-carrier.js'
 import { advance } from './pipeline.js'
@@ -7,7 +7,7 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf } from './task-extras.js'
-import { TaskHandle } from './task-handle.js'
+import { recordOf, TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
 
@@ -74,7 +74,7 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
       extras.children = new Set()
       // First of the parent's settle callbacks: a child that depends on its
       // parent must end 'parent', not start because its dependency succeeded.
-      ;(extras.settledCallbacks ??= []).unshift(cancelChildren)
+      ;(extras.settledCallbacks ??= []).unshift(cancelChildrenOf)
     }
     extras.children.add(task)
   }
@@ -102,3 +102,6 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
   }
   return true
 }
+
+/** A parent's first settle callback (callbacks get the handle): its children end with it. */
+const cancelChildrenOf = (parent: Task<unknown>): void => cancelChildren(recordOf(parent)!)

@@ -1,8 +1,13 @@
 import type { TimerHandle } from '../clock.js'
+import type { Task } from '../task.js'
 import type { TaskRecord } from './task-record.js'
 
-/** Called with the task when it reaches a terminal state, or when its last body has left. */
-export type TaskCallback = (task: TaskRecord) => void
+/**
+ * Called with the task's handle when it reaches a terminal state, or when
+ * its last body has left. The handle, not the record: a plugin's callback
+ * goes in the list as it is, without a wrapper per registration.
+ */
+export type TaskCallback = (task: Task<unknown>) => void
 
 /**
  * What only some tasks need: a parent or children, callbacks, the timers and

@@ -46,7 +46,7 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
   if (callbacks !== undefined) {
     extras!.settledCallbacks = undefined
     // A copy: a callback may remove another (or itself) while they run.
-    for (const callback of callbacks.slice()) callback(task)
+    for (const callback of callbacks.slice()) callback(task.handle)
   }
   core.shutdown?.taskSettled(outcome.status)
   bodyLeft(task)
@@ -85,5 +85,5 @@ export function bodyLeft(task: TaskRecord): void {
   const callbacks = extras?.exitedCallbacks
   if (callbacks === undefined) return
   extras!.exitedCallbacks = undefined
-  for (const callback of callbacks.slice()) callback(task)
+  for (const callback of callbacks.slice()) callback(task.handle)
 }
