@@ -119,7 +119,7 @@ export default {
   id: 'debounce',
   title: `debounced calls over ${KEYS.toLocaleString('en-US')} keys, trailing, ${WAIT_MS} ms window, one burst`,
   size: { full: 1_000_000, quick: 100_000 },
-  target: '≤ 3× the hand version',
+  target: '≤ 2.5× the hand version',
   peers: [
     { name: 'hand debounce', baseline: true, run: handPeer(createDebounce) },
     { name: 'hand debounce, lazy re-arm', info: true, run: handPeer(createLazyDebounce) },
@@ -191,10 +191,10 @@ export default {
   },
   checks: [
     {
-      label: 'job-core withShaper(debounce) ≤ 3× hand debounce',
+      label: 'job-core withShaper(debounce) ≤ 2.5× hand debounce',
       subject: 'job-core withShaper(debounce)',
       kind: 'ratio',
-      max: 3,
+      max: 2.5,
     },
     {
       label: 'job-core vs @tanstack/pacer (info)',

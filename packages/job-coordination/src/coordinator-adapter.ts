@@ -10,7 +10,6 @@ import { CoordinationProtocolError } from './errors.js'
 import { type CoordinationEventDraft, isCoordinationEvent } from './events.js'
 import type { CoordinationBinding } from './internal/coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './internal/deferred.js'
-import { directOf } from './internal/direct.js'
 import { endingOf } from './internal/ending.js'
 import type { CoordinationScope } from './internal/scope.js'
 import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from './types.js'
@@ -298,9 +297,8 @@ export function dispatchToCoordinator(
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
 ): unknown {
-  const { coordinator, hash } = request.binding
-  const decide = directOf(coordinator)
-  if (decide !== undefined) return decide(scope, request)
+  const { coordinator, hash, direct } = request.binding
+  if (direct !== undefined) return direct(scope, request)
   const coordination = new Coordination(scope, request, coordinator, hash)
   let answer: unknown
   try {

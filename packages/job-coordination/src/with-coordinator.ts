@@ -2,6 +2,7 @@ import { assertKnownKeys, hashKey, type Key, type TaskFn, tagTaskFn } from '@veg
 import { isCoordinator } from './define-coordinator.js'
 import { coordinationTag } from './internal/coordination-tag.js'
 import { describeValue } from './internal/describe-value.js'
+import { directOf } from './internal/direct.js'
 import type { Coordinator } from './types.js'
 
 const BINDING_KEYS: readonly string[] = ['key']
@@ -50,7 +51,16 @@ export function withCoordinator<T>(
       `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
     )
   }
-  assertKnownKeys(`withCoordinator(taskFn, ${coordinator.name}, binding)`, binding, BINDING_KEYS)
+  // Bound once per call on hot paths: the message (with the coordinator's name) is built only for a stray field.
+  for (const field in binding) {
+    if (field !== 'key') {
+      assertKnownKeys(
+        `withCoordinator(taskFn, ${coordinator.name}, binding)`,
+        binding,
+        BINDING_KEYS,
+      )
+    }
+  }
   let hash: string
   try {
     hash = hashKey(binding.key)
@@ -60,5 +70,5 @@ export function withCoordinator<T>(
       { cause: error },
     )
   }
-  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash })
+  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash, direct: directOf(coordinator) })
 }

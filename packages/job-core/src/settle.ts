@@ -20,6 +20,6 @@ export function settle<T>(task: Task<T>): Promise<Outcome<T>> {
   }
   record.observed = true
   return new Promise((resolve) => {
-    onSettled(record, (settled) => resolve(settled.outcome as Outcome<T>))
+    onSettled(record, () => resolve(record.outcome as Outcome<T>))
   })
 }

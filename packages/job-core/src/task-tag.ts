@@ -67,9 +67,11 @@ export function tagTaskFn<T, B>(
     previous === undefined
       ? [entry]
       : [...previous.entries.filter((other) => other.tag !== tag), entry]
-  const tagged: TaskFn<T> = (ctx) => raw(ctx)
-  const bindings: TaskBindings = { raw: raw as TaskFn<unknown>, entries }
-  Object.defineProperty(tagged, BINDINGS, { value: bindings })
+  const tagged = ((ctx) => raw(ctx)) as TaskFn<T> & { [BINDINGS]?: TaskBindings }
+  // An assignment, not defineProperty: a tenth of the cost on a path bound
+  // once per call. The symbol is not for users; the property only lives on
+  // the function made here.
+  tagged[BINDINGS] = { raw: raw as TaskFn<unknown>, entries }
   return tagged
 }
 

@@ -76,4 +76,24 @@ describe('bad input gets a clear, early error', () => {
       expect(() => hashKey(bad)).toThrow(TypeError)
     }
   })
+
+  it('hashKey: the exact strings (Redis keys are made of them), and where an unhashable part sits', () => {
+    expect(hashKey(['item', 7, -0, true, null])).toBe('["item",7,0,true,null]')
+    expect(hashKey({ b: 'q"\n', a: [Number.NaN, Number.POSITIVE_INFINITY, 1.5] })).toBe(
+      '{"a":[#NaN,#Infinity,1.5],"b":"q\\"\\n"}',
+    )
+    expect(hashKey('\ud800')).toBe('"\\ud800"')
+    expect(hashKey('😀é')).toBe('"😀é"')
+    const shared = { z: 1 }
+    expect(hashKey([shared, shared])).toBe('[{"z":1},{"z":1}]')
+    expect(() => hashKey(['a', [1, { x: undefined }]])).toThrow(
+      /^Unhashable key\[1\]\[1\]\.x: it contains undefined\./,
+    )
+    const ring: unknown[] = [1]
+    ring.push({ back: [ring] })
+    expect(() => hashKey(ring)).toThrow(/^Unhashable key\[1\]\.back\[0\]: it contains a cycle\./)
+    expect(() => hashKey({ at: new Date(0) })).toThrow(
+      /^Unhashable key\.at: it contains an instance of Date\./,
+    )
+  })
 })

@@ -412,6 +412,35 @@ describe('shapers and the rest of the pipeline', () => {
     expect(await Promise.all(calls)).toEqual(Array(3).fill(`result of #${calls[2]!.id}`))
   })
 
+  it('a released survivor’s dispatch answer is what every merged caller gets, even when it is the survivor’s own promise', async () => {
+    const answerTag = createTaskTag<{ mode: 'own' | 'value' }>('answerPlugin')
+    const answerPlugin: Plugin = {
+      name: 'answerPlugin',
+      install(host) {
+        host.claim(answerTag, (request) => {
+          if (request.binding.mode === 'value') {
+            request.skip('answered')
+            return 'from the handler'
+          }
+          request.proceed()
+          // While it is dispatched, the survivor's promise is its own, not the burst's.
+          return request.task.promise
+        })
+      },
+    }
+    const { runtime, clock, body } = setup({ plugins: [answerPlugin] })
+    const shaper = debounce(100)
+    const bind = (mode: 'own' | 'value') =>
+      tagTaskFn(withShaper(body, shaper, { key: mode }), answerTag, { mode })
+    const own = [run(runtime, bind('own')), run(runtime, bind('own'))]
+    const valued = [run(runtime, bind('value')), run(runtime, bind('value'))]
+    await clock.advance(100)
+    expect(await Promise.all(own)).toEqual(Array(2).fill(`result of #${own[1]!.id}`))
+    expect(await Promise.all(valued)).toEqual(['from the handler', 'from the handler'])
+    expect(await settle(valued[1]!)).toMatchObject({ status: 'cancelled', reason: 'answered' })
+    expect(windows(runtime)).toBe(0)
+  })
+
   it('a window belongs to a shaper value and a key: sharing both merges calls, a second shaper value does not', async () => {
     const { runtime, clock, starts, to } = setup()
     const shared: Shaper = debounce(100)

@@ -1,37 +1,18 @@
 import type { Outcome } from '../task.js'
-import { noop } from './noop.js'
-import { type Deferred, handled, isThenable } from './promises.js'
-import { extrasOf } from './task-extras.js'
+import { handled, isThenable } from './promises.js'
 import type { TaskRecord } from './task-record.js'
 
 // The task's own promise lives on the record (`own`, `resolveOwn`,
 // `rejectOwn`): every task may need it, so it costs no extra object. A task
 // that waits gets it at once, derived from its context carrier (see
 // `context-carrier.ts`); one that starts inside run() gets it when someone
-// first asks. What a dispatch handler or a shaper substitutes is rarer and
-// lives in a `CallerSubstitute`.
-
-/**
- * What the caller receives instead of the task's own result: a dispatch
- * handler's answer (a peer's promise), a shaper burst's shared promise.
- */
-export class CallerSubstitute {
-  value: unknown = undefined
-  promise: Promise<unknown> | undefined = undefined
-  /** A shaped task's burst promise, settled by whichever call of the burst survives. */
-  held: Deferred<unknown> | undefined = undefined
-  /** True while a dispatch handler decides: its answer, not the task's own result, settles a held burst. */
-  deciding = false
-  /** Whether `value` replaces the own promise (a held burst alone does not, until it is settled). */
-  active = false
-}
+// first asks. What a dispatch handler or a shaper substitutes for it is one
+// promise in `task.caller`: a merged call (dedupe, superseded) allocates
+// nothing to hold it.
 
 /** What `task.promise` returns. */
 export function callerPromise(task: TaskRecord): Promise<unknown> {
-  const state = task.extras?.substitute
-  if (state === undefined || !state.active) return ownPromise(task)
-  state.promise ??= Promise.resolve(state.value)
-  return state.promise
+  return task.caller ?? ownPromise(task)
 }
 
 /**
@@ -100,63 +81,28 @@ export function adoptOwn(
   }
 }
 
-function substituteOf(task: TaskRecord): CallerSubstitute {
-  const extras = extrasOf(task)
-  extras.substitute ??= new CallerSubstitute()
-  return extras.substitute
-}
-
 /**
- * Makes the caller's promise follow `value` (a handler's answer, a shaper's
- * survivor). A thenable is marked handled, unless it is known to be a task's
- * caller promise (`guarded`), which settles as handled on its own.
+ * Makes the caller's promise follow `value` (a handler's answer, a shaper
+ * leader's promise). A rejected promise is marked handled, unless it is
+ * known to be a task's caller promise (`guarded`: a native promise that
+ * settles as handled on its own), which is taken as it is.
  */
 export function substitute(task: TaskRecord, value: unknown, guarded = false): void {
-  const isOwn = task.own !== undefined && value === task.own
-  if (!isOwn && !guarded && isThenable(value)) value.then(undefined, noop)
-  const held = task.extras?.substitute?.held
-  if (held !== undefined) {
-    task.extras!.substitute!.held = undefined
-    held.resolve(value)
+  if (task.own !== undefined && value === task.own) {
+    task.caller = undefined
     return
   }
-  if (isOwn) return
-  const state = substituteOf(task)
-  state.value = value
-  state.promise = undefined
-  state.active = true
-}
-
-/**
- * A shaped task's caller promise must exist before its fate does: a caller
- * who awaits it early follows whichever call survives the window. Every
- * call of one burst shares `burst`, which the survivor settles.
- */
-export function holdCaller(task: TaskRecord, burst: Deferred<unknown>): void {
-  const state = substituteOf(task)
-  state.held = burst
-  state.value = burst.promise
-  state.promise = undefined
-  state.active = true
-}
-
-/** A merged call keeps the burst's promise but leaves settling it to the survivor. */
-export function letGoOfCaller(task: TaskRecord): void {
-  const state = task.extras?.substitute
-  if (state !== undefined) state.held = undefined
-}
-
-/** While a dispatch handler decides, a held burst waits for its answer. */
-export function setDeciding(task: TaskRecord, deciding: boolean): void {
-  // Only a held burst cares, and holding comes before dispatch.
-  const state = task.extras?.substitute
-  if (state !== undefined) state.deciding = deciding
-}
-
-/** The held burst follows this task's own result, if it still waits for one. */
-export function releaseHeldCaller(task: TaskRecord): void {
-  const state = task.extras?.substitute
-  if (state?.held !== undefined && !state.deciding) substitute(task, ownPromise(task))
+  if (guarded) {
+    task.caller = value as Promise<unknown>
+    return
+  }
+  const promise = Promise.resolve(value)
+  if (promise === value) handled(promise)
+  else if (isThenable(value)) {
+    // A foreign thenable: the promise adopting it is the one nobody may be listening to.
+    handled(promise)
+  }
+  task.caller = promise
 }
 
 let capturedResolve: ((value: unknown) => void) | undefined

@@ -23,14 +23,36 @@ export function cancelTask(
   reason: CancelReason,
   options: CancelOptions = NO_CANCEL_OPTIONS,
 ): void {
+  cancelWith(task, reason, options.cancelledBy, 'cause' in options ? options : undefined)
+}
+
+/**
+ * `cancelTask(task, reason, { cancelledBy: by })` without the options
+ * object: a call merged into a peer (dedupe, superseded), the bulk of a burst.
+ */
+export function cancelTaskBy(task: TaskRecord, reason: CancelReason, by: number): void {
+  cancelWith(task, reason, by, undefined)
+}
+
+function cancelWith(
+  task: TaskRecord,
+  reason: CancelReason,
+  cancelledBy: number | undefined,
+  caused: CancelOptions | undefined,
+): void {
   if (task.outcome !== undefined) return
-  const outcome = new CancelledOutcome(reason, task.id, options)
+  const outcome = new CancelledOutcome(reason, task.id, cancelledBy, caused)
   // An abort's stack (where cancel() was called) is worth capturing now; merges build theirs on demand.
   if (task.job?.phase === 'started' || reason === 'abort') abortRunning(task, outcome.error)
+  // The transition's extra only matters to a listener: a merge with nobody listening allocates none.
   finish(
     task,
     outcome,
-    options.cancelledBy === undefined ? { reason } : { reason, cancelledBy: options.cancelledBy },
+    !task.core.bus.active
+      ? undefined
+      : cancelledBy === undefined
+        ? { reason }
+        : { reason, cancelledBy },
   )
 }
 

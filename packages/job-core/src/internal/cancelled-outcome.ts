@@ -9,26 +9,32 @@ import type { CancelReason } from '../task-state.js'
 export class CancelledOutcome {
   readonly status = 'cancelled' as const
   readonly reason: CancelReason
+  readonly cancelledBy: number | undefined
   private readonly taskId: number
-  private readonly options: { readonly cancelledBy?: number | undefined; readonly cause?: unknown }
+  /** The options of the cancel when it had a cause (a merge by a peer has none: no object kept). */
+  private readonly caused: { readonly cause?: unknown } | undefined
   private built: CancelledError | undefined
 
   constructor(
     reason: CancelReason,
     taskId: number,
-    options: { readonly cancelledBy?: number | undefined; readonly cause?: unknown },
+    cancelledBy: number | undefined,
+    caused: { readonly cause?: unknown } | undefined,
   ) {
     this.reason = reason
     this.taskId = taskId
-    this.options = options
-  }
-
-  get cancelledBy(): number | undefined {
-    return this.options.cancelledBy
+    this.cancelledBy = cancelledBy
+    this.caused = caused
   }
 
   get error(): CancelledError {
-    this.built ??= new CancelledError(this.reason, this.taskId, this.options)
+    this.built ??= new CancelledError(
+      this.reason,
+      this.taskId,
+      this.caused === undefined
+        ? { cancelledBy: this.cancelledBy }
+        : { cause: this.caused.cause, cancelledBy: this.cancelledBy },
+    )
     return this.built
   }
 

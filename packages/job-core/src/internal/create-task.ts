@@ -1,5 +1,5 @@
 import type { RuntimeEventMap } from '../events.js'
-import type { TaskFn } from '../task.js'
+import type { Task, TaskFn } from '../task.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, captureForTask } from './context-carrier.js'
 import { advance } from './pipeline.js'
@@ -7,7 +7,7 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf } from './task-extras.js'
-import { TaskHandle } from './task-handle.js'
+import { recordOf, TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
 
@@ -29,7 +29,9 @@ export function createTask(
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent
   const bus = core.bus
-  if (bus.active) {
+  const listened = bus.active
+  if (listened) {
+    task.sinceOffset = core.clock.now() - core.clockOrigin
     const created: Mutable<RuntimeEventMap['task:created']> & {
       type: 'task:created'
       seq: number
@@ -47,6 +49,11 @@ export function createTask(
     bus.deliver(created)
   }
   if (admit(task, parent)) advance(task)
+  // Still idle (no transition read the clock): its time is this call's. A
+  // merged call (ended here, nobody listening) skips the read, which costs
+  // as much as the rest of its merge; until here a live task's since reads
+  // as the runtime's start (only inspect() from a dispatch handler sees it).
+  if (!listened && task.state === 'idle') task.sinceOffset = core.clock.now() - core.clockOrigin
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
     if (task.own === undefined) captureForTask(task, enterWaiting)
@@ -67,7 +74,7 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
       extras.children = new Set()
       // First of the parent's settle callbacks: a child that depends on its
       // parent must end 'parent', not start because its dependency succeeded.
-      ;(extras.settledCallbacks ??= []).unshift(cancelChildren)
+      ;(extras.settledCallbacks ??= []).unshift(cancelChildrenOf)
     }
     extras.children.add(task)
   }
@@ -95,3 +102,6 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
   }
   return true
 }
+
+/** A parent's first settle callback (callbacks get the handle): its children end with it. */
+const cancelChildrenOf = (parent: Task<unknown>): void => cancelChildren(recordOf(parent)!)

@@ -3,7 +3,7 @@ import type { DispatchRequest } from '../plugin.js'
 import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { CancelReason } from '../task-state.js'
 import { ownPromise } from './caller-promise.js'
-import { type CancelOptions, cancelTask, failTask } from './cancellation.js'
+import { type CancelOptions, cancelTask, cancelTaskBy, failTask } from './cancellation.js'
 import { type Advance, DEPENDENCIES, DISPATCH } from './stages/stage.js'
 import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
@@ -77,7 +77,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     if (record === this.#task) {
       throw new TypeError('request.follow(peer): a task cannot follow itself; pass another task.')
     }
-    cancelTask(this.#task, reason, { cancelledBy: record.id })
+    cancelTaskBy(this.#task, reason, record.id)
     this.followed = peer.promise
     return this.followed
   }

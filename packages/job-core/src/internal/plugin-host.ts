@@ -48,8 +48,8 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
       core.backend = wrap(core.backend)
     },
     liveTasks: () => liveHandles(core),
-    onSettled: (task, callback) => onSettled(recordIn(task), (record) => callback(record.handle)),
-    onExited: (task, callback) => onExited(recordIn(task), (record) => callback(record.handle)),
+    onSettled: (task, callback) => onSettled(recordIn(task), callback),
+    onExited: (task, callback) => onExited(recordIn(task), callback),
     onShutdown: (listener) => {
       core.shutdownListeners.push(listener)
       return () => {

@@ -9,7 +9,7 @@ const done = (): void => {}
  */
 export function onSettled(task: TaskRecord, callback: TaskCallback): () => void {
   if (task.outcome !== undefined) {
-    callback(task)
+    callback(task.handle)
     return done
   }
   return addCallback((extrasOf(task).settledCallbacks ??= []), callback)
@@ -21,7 +21,7 @@ export function onSettled(task: TaskRecord, callback: TaskCallback): () => void 
  */
 export function onExited(task: TaskRecord, callback: TaskCallback): () => void {
   if (task.outcome !== undefined && (task.extras?.staleBodies ?? 0) === 0) {
-    callback(task)
+    callback(task.handle)
     return done
   }
   return addCallback((extrasOf(task).exitedCallbacks ??= []), callback)

@@ -1,9 +1,13 @@
 import type { TimerHandle } from '../clock.js'
-import type { CallerSubstitute } from './caller-promise.js'
+import type { Task } from '../task.js'
 import type { TaskRecord } from './task-record.js'
 
-/** Called with the task when it reaches a terminal state, or when its last body has left. */
-export type TaskCallback = (task: TaskRecord) => void
+/**
+ * Called with the task's handle when it reaches a terminal state, or when
+ * its last body has left. The handle, not the record: a plugin's callback
+ * goes in the list as it is, without a wrapper per registration.
+ */
+export type TaskCallback = (task: Task<unknown>) => void
 
 /**
  * What only some tasks need: a parent or children, callbacks, the timers and
@@ -21,14 +25,12 @@ export interface TaskExtras {
   detachSignal: (() => void) | undefined
   /** The timer of the parked stage (the retry delay). */
   stageTimer: TimerHandle | undefined
-  /** What leaving the parked stage undoes (dependency listeners, the shaper window's hold). */
+  /** What leaving the parked stage undoes (dependency listeners). */
   stageUndo: (() => void) | undefined
   /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
   staleBodies: number
   /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
   retryAfterStale: (() => void) | undefined
-  /** What the caller receives instead of the own promise, when a handler or shaper substituted it. */
-  substitute: CallerSubstitute | undefined
 }
 
 export function extrasOf(task: TaskRecord): TaskExtras {
@@ -45,7 +47,6 @@ export function extrasOf(task: TaskRecord): TaskExtras {
       stageUndo: undefined,
       staleBodies: 0,
       retryAfterStale: undefined,
-      substitute: undefined,
     }
     task.extras = extras
   }

@@ -1,6 +1,7 @@
 import { cancelTask } from '../cancellation.js'
 import { onSettled } from '../task-callbacks.js'
 import { extrasOf, type TaskCallback } from '../task-extras.js'
+import { recordOf } from '../task-handle.js'
 import type { TaskRecord } from '../task-record.js'
 import { type Advance, QUEUE, type StageResult } from './stage.js'
 
@@ -22,8 +23,9 @@ export function dependencies(task: TaskRecord, advance: Advance): StageResult {
   if (pending.length === 0) return 'next'
   task.moveTo('parked:dependencies')
   let waiting = pending.length
-  const settled: TaskCallback = (dependency) => {
+  const settled: TaskCallback = (handle) => {
     if (task.state !== 'parked:dependencies') return
+    const dependency = recordOf(handle)!
     if (dependency.outcome!.status !== 'success') {
       cancelTask(task, 'dependency', { cause: dependencyFailure(dependency) })
     } else if (--waiting === 0) {

@@ -1,5 +1,5 @@
 import { PluginMissingError } from '../../errors.js'
-import { setDeciding, substitute } from '../caller-promise.js'
+import { substitute } from '../caller-promise.js'
 import { failTask } from '../cancellation.js'
 import { CORE_TAG_OWNER } from '../core-tag-owner.js'
 import { DispatchRequestImpl } from '../dispatch-request.js'
@@ -33,17 +33,13 @@ export function dispatch(task: TaskRecord, advance: Advance): StageResult {
   if (handler === undefined) return 'next'
   const request = new DispatchRequestImpl(task, binding, advance)
   let answer: unknown
-  // While the handler decides, its answer (not the task's own result) is what the caller will get.
-  setDeciding(task, true)
   try {
     answer = handler(request)
   } catch (error) {
-    setDeciding(task, false)
     if (!request.decided) failTask(task, error)
-    substitute(task, handled(Promise.reject(error)))
+    substitute(task, handled(Promise.reject(error)), true)
     return task.outcome === undefined ? 'parked' : 'ended'
   }
-  setDeciding(task, false)
-  substitute(task, answer, answer === request.followed)
+  substitute(task, answer, answer !== undefined && answer === request.followed)
   return task.outcome === undefined ? 'parked' : 'ended'
 }

@@ -1,10 +1,6 @@
 import type { Outcome } from '../../task.js'
-import {
-  OWN_HANDED_OUT,
-  OWN_NOT_HANDED_OUT,
-  releaseHeldCaller,
-  settleOwn,
-} from '../caller-promise.js'
+import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
+import { releaseHold } from '../shaper-window.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
@@ -46,12 +42,11 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     }
   }
   settleOwn(task, outcome)
-  releaseHeldCaller(task)
   const callbacks = extras?.settledCallbacks
   if (callbacks !== undefined) {
     extras!.settledCallbacks = undefined
     // A copy: a callback may remove another (or itself) while they run.
-    for (const callback of callbacks.slice()) callback(task)
+    for (const callback of callbacks.slice()) callback(task.handle)
   }
   core.shutdown?.taskSettled(outcome.status)
   bodyLeft(task)
@@ -60,6 +55,7 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
 
 /** Undoes the parked stage the task is in: its place in the backend, its timer, its listeners. */
 export function leaveStage(task: TaskRecord): void {
+  if (task.state === 'parked:shaper') releaseHold(task)
   const job = task.job
   if (job !== undefined && job.phase === 'waiting') {
     task.job = undefined
@@ -89,5 +85,5 @@ export function bodyLeft(task: TaskRecord): void {
   const callbacks = extras?.exitedCallbacks
   if (callbacks === undefined) return
   extras!.exitedCallbacks = undefined
-  for (const callback of callbacks.slice()) callback(task)
+  for (const callback of callbacks.slice()) callback(task.handle)
 }
