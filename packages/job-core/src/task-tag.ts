@@ -1,4 +1,4 @@
-import { BINDINGS, readBindings, type TaskBindings } from './internal/bindings.js'
+import { BINDINGS, bindingOf, readBindings, TaskBindings } from './internal/bindings.js'
 import type { TaskFn } from './task.js'
 
 /**
@@ -60,18 +60,16 @@ export function tagTaskFn<T, B>(
   }
   const previous = readBindings(taskFn)
   const raw = (previous?.raw ?? taskFn) as TaskFn<T>
-  const entry = { tag: tag as TaskTag<unknown>, binding }
-  // Bound once per call by coordinators and the scheduler: the common first
-  // tag gets a one-element literal (an array grown by push reserves 17 slots).
-  const entries =
-    previous === undefined
-      ? [entry]
-      : [...previous.entries.filter((other) => other.tag !== tag), entry]
   const tagged = ((ctx) => raw(ctx)) as TaskFn<T> & { [BINDINGS]?: TaskBindings }
   // An assignment, not defineProperty: a tenth of the cost on a path bound
   // once per call. The symbol is not for users; the property only lives on
   // the function made here.
-  tagged[BINDINGS] = { raw: raw as TaskFn<unknown>, entries }
+  tagged[BINDINGS] = new TaskBindings(
+    raw as TaskFn<unknown>,
+    tag as TaskTag<unknown>,
+    binding,
+    withoutTag(previous, tag as TaskTag<unknown>),
+  )
   return tagged
 }
 
@@ -84,8 +82,21 @@ export function tagTaskFn<T, B>(
  * ```
  */
 export function readTaskTag<B>(taskFn: TaskFn<unknown>, tag: TaskTag<B>): B | undefined {
-  const entries = readBindings(taskFn)?.entries
-  if (entries === undefined) return undefined
-  for (const entry of entries) if (entry.tag === tag) return entry.binding as B
-  return undefined
+  return bindingOf(readBindings(taskFn), tag)
+}
+
+/** `layers` without `tag` (a rebinding replaces it), sharing what needs no copy. */
+function withoutTag(
+  layers: TaskBindings | undefined,
+  tag: TaskTag<unknown>,
+): TaskBindings | undefined {
+  if (layers === undefined || !hasTag(layers, tag)) return layers
+  if (layers.tag === tag) return layers.inner
+  return new TaskBindings(layers.raw, layers.tag, layers.binding, withoutTag(layers.inner, tag))
+}
+
+function hasTag(layers: TaskBindings | undefined, tag: TaskTag<unknown>): boolean {
+  for (let layer = layers; layer !== undefined; layer = layer.inner)
+    if (layer.tag === tag) return true
+  return false
 }

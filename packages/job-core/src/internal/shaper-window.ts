@@ -1,5 +1,6 @@
 import type { TimerHandle } from '../clock.js'
 import type { Shaper } from '../shaper.js'
+import { bindingOf } from './bindings.js'
 import { ownPromise } from './caller-promise.js'
 import type { Deferred } from './promises.js'
 import type { RuntimeCore } from './runtime-core.js'
@@ -42,10 +43,7 @@ export class ShaperWindow {
 
 /** The shaper binding of a task, if its taskFn carries one. */
 export function shaperBindingOf(task: TaskRecord): ShaperBinding | undefined {
-  const entries = task.bindings?.entries
-  if (entries === undefined) return undefined
-  for (const entry of entries) if (entry.tag === shaperTag) return entry.binding as ShaperBinding
-  return undefined
+  return bindingOf(task.bindings, shaperTag)
 }
 
 /** The held call its window is merging right now (see `mergeHeld`): its ending releases nothing. */

@@ -98,11 +98,8 @@ export class TaskRecord {
 
   /** The key hash a binding gave the task, if any (the outermost binding with one wins). */
   get key(): string | undefined {
-    const entries = this.bindings?.entries
-    if (entries === undefined) return undefined
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i]!
-      const key = entry.tag.key?.(entry.binding as never)
+    for (let layer = this.bindings; layer !== undefined; layer = layer.inner) {
+      const key = layer.tag.key?.(layer.binding as never)
       if (key !== undefined) return key
     }
     return undefined

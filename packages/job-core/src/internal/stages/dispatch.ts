@@ -14,21 +14,25 @@ import type { Advance, StageResult } from './stage.js'
  * task ends in `error` with a `PluginMissingError` naming the plugin.
  */
 export function dispatch(task: TaskRecord, advance: Advance): StageResult {
-  const entries = task.bindings?.entries
-  if (entries === undefined) return 'next'
+  const layers = task.bindings
+  if (layers === undefined) return 'next'
   let handler: ((request: DispatchRequestImpl) => unknown) | undefined
   let binding: unknown
-  for (const entry of entries) {
-    const claim = task.core.claims.get(entry.tag)
+  let missing: string | undefined
+  // Outermost first: the first handler found decides; a missing plugin fails
+  // the task whichever layer it sits in (the innermost is named).
+  for (let layer: typeof layers | undefined = layers; layer !== undefined; layer = layer.inner) {
+    const claim = task.core.claims.get(layer.tag)
     if (claim === undefined) {
-      if (entry.tag.plugin === CORE_TAG_OWNER) continue
-      failTask(task, new PluginMissingError(entry.tag.plugin, task.id))
-      return 'ended'
-    }
-    if (claim.handler !== undefined) {
+      if (layer.tag.plugin !== CORE_TAG_OWNER) missing = layer.tag.plugin
+    } else if (claim.handler !== undefined && handler === undefined) {
       handler = claim.handler
-      binding = entry.binding
+      binding = layer.binding
     }
+  }
+  if (missing !== undefined) {
+    failTask(task, new PluginMissingError(missing, task.id))
+    return 'ended'
   }
   if (handler === undefined) return 'next'
   const request = new DispatchRequestImpl(task, binding, advance)
