@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RedisUnavailableError } from '../src/index.js'
-import { busSetup, recorder, until } from './bus-support.js'
+import { busSetup, recorder } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
+import { eventually } from './support.js'
 
 let server: RedisServer
 
@@ -23,7 +24,7 @@ describe('the aggregate bus when Redis restarts', () => {
     const rec = recorder()
     const consumer = bus.consume('sales.Order', rec.handle)
     await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 1 } })
-    await until(() => rec.handled.length === 1, 5000, 'first handled')
+    await eventually(() => rec.handled.length === 1, 5000, 'first handled')
     const before = Math.max(...rec.handled.map((h) => h.fence))
 
     await server.stop()
@@ -31,14 +32,18 @@ describe('the aggregate bus when Redis restarts', () => {
       RedisUnavailableError,
     )
     // No renewal for a lease: the consumer let its partitions go.
-    await until(() => consumer.owned().length === 0, 5000, 'partitions given up')
+    await eventually(() => consumer.owned().length === 0, 5000, 'partitions given up')
     await server.start()
 
-    await until(() => consumer.owned().length === 2, 10_000, 'partitions taken again')
+    await eventually(() => consumer.owned().length === 2, 10_000, 'partitions taken again')
     await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 3 } })
     await bus.send({ aggregate: 'sales.Order', id: 'b', body: { seq: 1 } })
     const has = (id: string, seq: number) => rec.handled.some((h) => h.id === id && h.seq === seq)
-    await until(() => has('a', 3) && has('b', 1), 10_000, 'new messages handled after the restart')
+    await eventually(
+      () => has('a', 3) && has('b', 1),
+      10_000,
+      'new messages handled after the restart',
+    )
     expect(rec.handled.slice(1).every((h) => h.fence > before)).toBe(true)
     // The send that failed may still land (the client's offline queue sends it
     // when Redis is back): unknown, never reordered after a later send of its id.
@@ -79,10 +84,10 @@ describe('the aggregate bus when Redis is paused', () => {
         await gate
       }
     })
-    await until(() => entered.length === 1, 5000, 'first handler entered')
+    await eventually(() => entered.length === 1, 5000, 'first handler entered')
     await admin.call('CLIENT', 'PAUSE', '1500', 'ALL')
     // No renewal within the lease: the partition is given up and the handler's signal aborts.
-    await until(() => abortedWith !== undefined, 5000, 'handler told')
+    await eventually(() => abortedWith !== undefined, 5000, 'handler told')
     expect((abortedWith as Error).name).toBe('LeaseLostError')
     release()
     await expect(bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 3 } })).rejects.toThrow(
@@ -90,7 +95,7 @@ describe('the aggregate bus when Redis is paused', () => {
     )
     expect(entered).toEqual([1])
     // After the pause: the partition is taken again and every message handled, in order.
-    await until(() => entered.includes(3), 10_000, 'recovered')
+    await eventually(() => entered.includes(3), 10_000, 'recovered')
     const ofA = entered.filter((seq, k) => entered.indexOf(seq) === k)
     expect(ofA).toEqual([1, 2, 3])
     await consumer.stop()

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkLogs, readLogs, startBusWorker } from './bus-processes.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
-import { uniquePrefix } from './support.js'
+import { eventually, uniquePrefix } from './support.js'
 import type { Worker } from './workers.js'
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
@@ -40,14 +40,6 @@ async function lag(prefix: string, partitions: number): Promise<number> {
   return replies.reduce((sum, [, n]) => sum + Number(n), 0)
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string) {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 describe('the aggregate bus across processes', () => {
   it('3 consumers and a producer, 20k messages over 500 ids, one consumer SIGKILLed mid-run and another started', async () => {
     const prefix = uniquePrefix()
@@ -73,7 +65,7 @@ describe('the aggregate bus across processes', () => {
     // Kill the consumer that owns partitions once a quarter of the messages were handled.
     const handledSoFar = () =>
       consumers.reduce((sum, c) => sum + Number(latest(c, 'progress')?.handled ?? 0), 0)
-    await until(() => handledSoFar() >= 5000, 60_000, '5000 handled')
+    await eventually(() => handledSoFar() >= 5000, 60_000, '5000 handled')
     const victim = consumers[1] as Worker
     const ownedAtKill = ((latest(victim, 'progress')?.owned ?? []) as number[]).length
     const killedAt = now()
@@ -83,7 +75,7 @@ describe('the aggregate bus across processes', () => {
     const live = [consumers[0], consumers[2], consumers[3]] as Worker[]
 
     await producer.waitFor((m) => m.t === 'produced', 60_000, 'all sent')
-    await until(
+    await eventually(
       async () => (await lag(prefix, partitions)) === 0,
       60_000,
       'every message acknowledged',
@@ -91,7 +83,7 @@ describe('the aggregate bus across processes', () => {
 
     // Partitions end evenly spread over the three live consumers: none owns more than ⌈32 / 3⌉ = 11.
     const owned = () => live.map((c) => (latest(c, 'progress')?.owned as number[]) ?? [])
-    await until(
+    await eventually(
       () => {
         const all = owned().flat()
         return (
@@ -130,19 +122,23 @@ describe('the aggregate bus across processes', () => {
     producer.child.send({ cmd: 'stop' })
     a.child.send({ cmd: 'consume', parallelism: 1, slow: { slow: 400 } })
     // a is inside the slow handler: pause it there.
-    await until(() => readLogs([logA]).some((l) => l.kind === 'E'), 10_000, 'a entered')
+    await eventually(() => readLogs([logA]).some((l) => l.kind === 'E'), 10_000, 'a entered')
     a.kill('SIGSTOP')
     const pausedAt = now()
     const b = await startBusWorker({ url: server.url, prefix, partitions, leaseMs, log: logB })
     workers.push(b)
     b.child.send({ cmd: 'consume', parallelism: 4 })
-    await until(async () => (await lag(prefix, partitions)) === 0, 20_000, 'b handled everything')
+    await eventually(
+      async () => (await lag(prefix, partitions)) === 0,
+      20_000,
+      'b handled everything',
+    )
     const resumedAt = now()
     a.kill('SIGCONT')
     type Stats = { acksRefused: number; handled: number; leasesLost: number }
     // Its slow handler ends after the resume, and acknowledges.
     let stats: Stats | undefined
-    await until(
+    await eventually(
       async () => {
         const asked = a.of('stats').length
         a.child.send({ cmd: 'stats' })

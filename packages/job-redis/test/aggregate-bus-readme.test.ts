@@ -5,9 +5,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { until } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
-import { uniquePrefix } from './support.js'
+import { eventually, uniquePrefix } from './support.js'
 
 const run = promisify(execFile)
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
@@ -48,7 +47,7 @@ describe('README bus walkthrough', () => {
     })
     await run('node', [file, 'send'], { env, timeout: 30_000 })
     const lines = () => outputs.join('').trim().split('\n').filter(Boolean)
-    await until(() => lines().length >= 15, 20_000, '15 handled')
+    await eventually(() => lines().length >= 15, 20_000, '15 handled')
     const exits = workers.map((child) => new Promise((resolve) => child.once('exit', resolve)))
     for (const child of workers) child.kill('SIGTERM')
     expect(await Promise.all(exits)).toEqual([0, 0])

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { busSetup, recorder, sendAll, until } from './bus-support.js'
+import { busSetup, recorder, sendAll } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
+import { eventually } from './support.js'
 
 let server: RedisServer
 
@@ -19,7 +20,7 @@ describe('createRedisAggregateBus, one consumer', () => {
     await sendAll(bus, 'sales.Order', ids, 25)
     const rec = recorder()
     const consumer = bus.consume('sales.Order', rec.handle, { parallelism: 8 })
-    await until(() => rec.handled.length === 1000, 20_000, 'all handled')
+    await eventually(() => rec.handled.length === 1000, 20_000, 'all handled')
     const report = await consumer.stop()
     expect(rec.overlaps).toEqual([])
     // parallelism: 8 handlers at once, at most.
@@ -52,7 +53,7 @@ describe('createRedisAggregateBus, partitions', () => {
     const { bus, close } = busSetup(server.url, { partitions: 10, leaseMs: 6000 })
     const noop = async () => {}
     const a = bus.consume('sales.Order', noop)
-    await until(() => a.owned().length === 10, 5000, 'a alone owns all 10')
+    await eventually(() => a.owned().length === 10, 5000, 'a alone owns all 10')
     const b = bus.consume('sales.Order', noop)
     const c = bus.consume('sales.Order', noop)
     const owners = [a, b, c]
@@ -62,13 +63,13 @@ describe('createRedisAggregateBus, partitions', () => {
         all.length === 10 && new Set(all).size === 10 && owners.every((o) => o.owned().length <= 4)
       )
     }
-    await until(stable, 5000, 'three consumers own 10 partitions, none more than ⌈10/3⌉ = 4')
+    await eventually(stable, 5000, 'three consumers own 10 partitions, none more than ⌈10/3⌉ = 4')
     // A graceful stop hands its partitions over at once, not a lease later.
     const leaving = owners.find((o) => o.owned().length > 0) ?? a
     const stopAt = Date.now()
     await leaving.stop({ mode: 'handover' })
     const rest = owners.filter((o) => o !== leaving)
-    await until(
+    await eventually(
       () =>
         rest.flatMap((o) => o.owned()).length === 10 && rest.every((o) => o.owned().length === 5),
       5000,
@@ -95,7 +96,7 @@ describe('createRedisAggregateBus, failures', () => {
       },
       { retry: { attempts: 3, delay: 5 } },
     )
-    await until(() => seen.length === 6, 5000, 'six attempts')
+    await eventually(() => seen.length === 6, 5000, 'six attempts')
     const report = await consumer.stop()
     expect(seen).toEqual([
       { seq: 1, attempt: 1 },
@@ -133,8 +134,8 @@ describe('createRedisAggregateBus, failures', () => {
       },
       { retry: { attempts: 5, delay: 0, retryIf: (error) => !(error instanceof TypeError) } },
     )
-    await until(() => seen.length === 2, 5000, 'two deliveries')
-    await until(() => consumer.owned().length === 1, 5000, 'owned')
+    await eventually(() => seen.length === 2, 5000, 'two deliveries')
+    await eventually(() => consumer.owned().length === 1, 5000, 'owned')
     const stats = await consumer.stats()
     await consumer.stop()
     expect(seen.sort()).toEqual(['order-1#2@1', 'order-2#1@1'])
@@ -163,11 +164,11 @@ describe('createRedisAggregateBus, failures', () => {
       })
       await gate
     })
-    await until(() => entered, 5000, 'handler entered')
+    await eventually(() => entered, 5000, 'handler entered')
     // Another owner took the partition (as after this consumer's lease expired elsewhere).
     await redis.set(`${prefix}:bus:sales.Order:own:0`, '99|someone-else', 'PX', 60_000)
     release()
-    await until(() => abortedWith !== undefined, 5000, 'handler signal aborted')
+    await eventually(() => abortedWith !== undefined, 5000, 'handler signal aborted')
     expect((abortedWith as Error).name).toBe('LeaseLostError')
     const stats = await consumer.stats()
     expect(stats).toMatchObject({ handled: 0, acksRefused: 1 })
@@ -232,14 +233,14 @@ describe('createRedisAggregateBus, stop and stats', () => {
       },
       { parallelism: 1 },
     )
-    await until(() => byA.length === 1, 5000, 'a started one')
+    await eventually(() => byA.length === 1, 5000, 'a started one')
     const stopped = a.stop({ mode: 'handover' })
     const rec = recorder()
     const b = bus.consume('sales.Order', rec.handle)
     open()
     const report = await stopped
     expect(report).toMatchObject({ mode: 'handover', handled: 1, released: 1, abandoned: 0 })
-    await until(() => rec.handled.length === 11, 5000, 'b handled the other 11')
+    await eventually(() => rec.handled.length === 11, 5000, 'b handled the other 11')
     // a left the partition's consumer group when b took its pending entries.
     const group = (await redis.xinfo(
       'CONSUMERS',
@@ -269,7 +270,7 @@ describe('createRedisAggregateBus, stop and stats', () => {
         })
       })
     })
-    await until(() => entered, 5000, 'entered')
+    await eventually(() => entered, 5000, 'entered')
     const report = await consumer.stop({ mode: 'drain', deadline: 50 })
     expect(report).toMatchObject({ abandoned: 1, handled: 0, released: 1 })
     expect(String(reason)).toMatch(/deadline passed/)
@@ -283,7 +284,7 @@ describe('createRedisAggregateBus, stop and stats', () => {
     const rec = recorder()
     const one = bus.consume('sales.Order', rec.handle)
     const two = bus.consume('sales.Order', rec.handle)
-    await until(() => rec.handled.length === 15, 5000, 'all handled')
+    await eventually(() => rec.handled.length === 15, 5000, 'all handled')
     await Promise.all([one.stop(), two.stop()])
     const keys = (await redis.keys(`${prefix}:*`)).sort()
     const kinds = new Set(
@@ -319,7 +320,7 @@ describe('createRedisAggregateBus, churn', () => {
     // Six changes of membership while messages flow, each once some progress was made.
     for (let step = 0; step < 6; step++) {
       const mark = done.size
-      await until(
+      await eventually(
         () => done.size >= mark + 150 || done.size === ids.length * perId,
         20_000,
         'progress',
@@ -332,7 +333,7 @@ describe('createRedisAggregateBus, churn', () => {
       }
     }
     await sending
-    await until(() => done.size === ids.length * perId, 30_000, 'every message handled')
+    await eventually(() => done.size === ids.length * perId, 30_000, 'every message handled')
     await Promise.all(live.map((c) => c.stop()))
     expect(violations).toEqual([])
     close()

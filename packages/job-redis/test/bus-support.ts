@@ -60,18 +60,6 @@ export async function sendAll(
   }
 }
 
-export function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (check()) return resolve()
-      if (Date.now() > deadline) return reject(new Error(`not within ${ms} ms: ${what}`))
-      setTimeout(tick, 10)
-    }
-    tick()
-  })
-}
-
 /** A handler that records each delivery and checks nobody else holds its id. */
 export function recorder(): {
   handled: Handled[]

@@ -139,16 +139,17 @@ export async function keyspace(redis: Redis, prefix: string): Promise<Map<string
   return out
 }
 
-export function eventually(check: () => boolean, ms: number, what: string): Promise<void> {
+/** Polls `check` (which may ask Redis) every 10 ms until it holds, or fails naming `what` after `ms`. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + ms
-  return new Promise((resolve, reject) => {
-    const tick = () => {
-      if (check()) return resolve()
-      if (Date.now() > deadline) return reject(new Error(`not within ${ms} ms: ${what}`))
-      setTimeout(tick, 10)
-    }
-    tick()
-  })
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 export { createRedisCoordination, type RedisCoordination }
