@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createRuntime,
   createTaskTag,
@@ -14,6 +14,7 @@ import {
   throttle,
   withShaper,
 } from '../src/index.js'
+import { detectSnapshotPlatform, useSnapshotPlatform } from '../src/internal/context-carrier.js'
 import { flush, gate } from './helpers.js'
 
 // core.md §13: a body runs in the async context of the run() call that
@@ -27,7 +28,23 @@ const seen =
     log.push(als.getStore() ?? 'none')
   }
 
-describe('async context (core.md §13)', () => {
+// Both ways of keeping a context run the whole suite: the snapshot this
+// platform offers (Node's AsyncResource here) and the promise door used where
+// there is none (browsers today).
+const ways = [
+  { way: `snapshot (${detectSnapshotPlatform()?.name})`, platform: detectSnapshotPlatform() },
+  { way: 'promise door', platform: undefined },
+]
+
+describe.each(ways)('async context (core.md §13), through a $way', ({ platform }) => {
+  let previous: ReturnType<typeof useSnapshotPlatform>
+  beforeAll(() => {
+    previous = useSnapshotPlatform(platform)
+  })
+  afterAll(() => {
+    useSnapshotPlatform(previous)
+  })
+
   it('a body that starts at once runs in the caller context', () => {
     const log: string[] = []
     const runtime = createRuntime()

@@ -1,7 +1,7 @@
 import type { RuntimeEventMap } from '../events.js'
 import type { Task, TaskFn } from '../task.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
-import { captureContext, captureForTask } from './context-carrier.js'
+import { captureContext, captureForTask, takeSnapshot } from './context-carrier.js'
 import { advance } from './pipeline.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
@@ -56,7 +56,9 @@ export function createTask(
   if (!listened && task.state === 'idle') task.sinceOffset = core.clock.now() - core.clockOrigin
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
-    if (task.own === undefined) captureForTask(task, enterWaiting)
+    const snapshot = takeSnapshot()
+    if (snapshot !== undefined) task.carrier = snapshot
+    else if (task.own === undefined) captureForTask(task, enterWaiting)
     else task.carrier = captureContext(enterIfGranted)
   }
   return task

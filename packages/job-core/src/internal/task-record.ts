@@ -5,7 +5,7 @@ import { isLegalTransition, type TaskState } from '../task-state.js'
 import type { AttemptJob } from './attempt-job.js'
 import { readBindings, type TaskBindings } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
-import type { ContextCarrier } from './context-carrier.js'
+import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
@@ -65,8 +65,8 @@ export class TaskRecord {
   caller: Promise<unknown> | undefined = undefined
   /** The attempt that waits for a slot or whose body runs and still decides the task. */
   job: AttemptJob | undefined = undefined
-  /** The async context of `run()`, kept for a body that starts later. */
-  carrier: ContextCarrier<AttemptJob | EndedWaiting> | undefined = undefined
+  /** The async context of `run()`, kept for a body that starts later: a snapshot, or a promise door. */
+  carrier: ContextSnapshot | ContextCarrier<AttemptJob | EndedWaiting> | undefined = undefined
   extras: TaskExtras | undefined = undefined
   /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
   observed = false

@@ -1,7 +1,7 @@
 import { abandonedBodyExited, armAbandon } from '../abandon.js'
 import { AttemptJob, recordOfJob } from '../attempt-job.js'
 import { OWN_HANDED_OUT } from '../caller-promise.js'
-import { captureContext } from '../context-carrier.js'
+import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
 import { TaskContextImpl } from '../task-context.js'
@@ -26,7 +26,8 @@ export function execute(task: TaskRecord, _advance: Advance): StageResult {
   if (carrier === undefined) enterBody(job)
   else {
     task.carrier = undefined
-    carrier(job)
+    if (typeof carrier === 'function') carrier(job)
+    else enterSnapshot(carrier, enterBody, job)
   }
   return 'parked'
 }
@@ -151,6 +152,6 @@ function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void 
     return
   }
   // Still in the failed body's context: the next attempt enters through it.
-  task.carrier = captureContext(enterIfGranted)
+  task.carrier = takeSnapshot() ?? captureContext(enterIfGranted)
   parkForRetry(task, delay, error, job)
 }

@@ -35,7 +35,9 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     // that promise learns the outcome through the door; if nobody does (a
     // merged call), the door is simply dropped: no microtask, no error built.
     task.carrier = undefined
-    if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
+    // A snapshot holds nothing to settle: the own promise, if made, settles below.
+    if (typeof carrier !== 'function') {
+    } else if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
     else if (task.resolveOwn === OWN_NOT_HANDED_OUT) {
       task.own = undefined
       task.resolveOwn = undefined
