@@ -55,6 +55,10 @@ class Coordination implements CoordinationContext {
     return this.request.options
   }
 
+  get task(): Task<unknown> {
+    return this.request.task
+  }
+
   get intent(): CoordinationIntent {
     this.view ??= new Intent(this)
     return this.view

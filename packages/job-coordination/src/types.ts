@@ -82,6 +82,12 @@ export interface CoordinationContext {
   /** This call's task. */
   readonly intent: CoordinationIntent
   /**
+   * The runtime's own task behind the intent — the object the caller of
+   * `run()` holds, and what `PluginHost.onSettled` / `onExited` / `owns`
+   * accept. Decide through the context, never through this task.
+   */
+  readonly task: Task<unknown>
+  /**
    * A snapshot of the other non-terminal coordinated tasks with the same
    * hash in this runtime, earliest first; never the intent itself.
    */

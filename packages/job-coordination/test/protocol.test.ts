@@ -79,6 +79,23 @@ describe('one decision per intent', () => {
 })
 
 describe('the context', () => {
+  it('ctx.task is the very task the caller of run() holds, on every call', async () => {
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const seen: Task<unknown>[] = []
+    const spy = defineCoordinator('spy', (ctx) => {
+      seen.push(ctx.task)
+      expect(ctx.task.id).toBe(ctx.intent.id)
+      return ctx.proceed()
+    })
+    const fn = withCoordinator(() => 'v', spy, { key: 'k' })
+    const a = run(runtime, fn)
+    const b = run(runtime, fn)
+    expect(seen).toEqual([a, b])
+    expect(seen[0]).toBe(a)
+    expect(seen[1]).toBe(b)
+    expect(await Promise.all([a, b])).toEqual(['v', 'v'])
+  })
+
   it('peers() excludes the intent, lists only live same-key tasks, earliest first', async () => {
     const { clock, runtime } = harness()
     const seen: { intent: number; peers: number[] }[] = []

@@ -86,6 +86,17 @@ export interface PluginHost {
   useBackend(wrap: (inner: Backend) => Backend): void
   /** The non-terminal tasks, in creation order. */
   liveTasks(): IterableIterator<Task<unknown>>
+  /**
+   * Whether `task` was created by `run()` (or `ctx.run()`) on this runtime:
+   * a plugin shared by several runtimes finds a task's runtime in O(1),
+   * without walking `liveTasks()`.
+   *
+   * @example
+   * ```ts
+   * const host = hosts.find((h) => h.owns(ctx.task))
+   * ```
+   */
+  owns(task: Task<unknown>): boolean
   /** Calls `callback` synchronously when `task` reaches a terminal state (at once if it already has). Returns its remover. */
   onSettled(task: Task<unknown>, callback: (task: Task<unknown>) => void): () => void
   /**

@@ -380,3 +380,27 @@ describe('host.liveTasks', () => {
     expect(inspect(runtime).sizes.liveTasks).toBe(0)
   })
 })
+
+describe('host.owns', () => {
+  it('is true for a task of its runtime, ended or not, and false for anything else', async () => {
+    const hosts: import('../src/index.js').PluginHost[] = []
+    const grab = {
+      name: 'grab',
+      install: (h: import('../src/index.js').PluginHost) => void hosts.push(h),
+    }
+    const first = createRuntime({ plugins: [grab] })
+    const second = createRuntime({ plugins: [grab] })
+    const mine = run(first, () => new Promise(() => {}))
+    const ended = run(first, () => 1)
+    const theirs = run(second, () => 2)
+    expect(hosts[0]!.owns(mine)).toBe(true)
+    expect(hosts[0]!.owns(ended)).toBe(true)
+    expect(hosts[0]!.owns(theirs)).toBe(false)
+    expect(hosts[1]!.owns(theirs)).toBe(true)
+    // A look-alike with a task's fields is not a task.
+    expect(hosts[0]!.owns({ ...mine } as never)).toBe(false)
+    mine.cancel()
+    expect(hosts[0]!.owns(mine)).toBe(true)
+    await Promise.all([ended, theirs])
+  })
+})

@@ -48,6 +48,7 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
       core.backend = wrap(core.backend)
     },
     liveTasks: () => liveHandles(core),
+    owns: (task) => recordOf(task)?.core === core,
     onSettled: (task, callback) => onSettled(recordIn(task), callback),
     onExited: (task, callback) => onExited(recordIn(task), callback),
     onShutdown: (listener) => {

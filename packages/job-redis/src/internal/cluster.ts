@@ -43,12 +43,10 @@ export class Cluster implements WaiterRegistry {
 
   /** The host and task behind a coordination context; a TypeError when `cluster.plugin` is missing. */
   locate(ctx: CoordinationContext, who: string): Located {
-    const intent = ctx.intent
-    const promise = intent.promise
+    // O(runtimes served), not O(live tasks): a busy process has thousands of waiting calls.
+    const task = ctx.task
     for (const host of this.hosts) {
-      for (const task of host.liveTasks()) {
-        if (task.id === intent.id && task.promise === promise) return { host, task }
-      }
+      if (host.owns(task)) return { host, task }
     }
     throw new TypeError(
       `${who}: this runtime does not have the cluster's plugin; create it with createRuntime({ plugins: [installCoordination, cluster.plugin] }) using the same createRedisCoordination(…) result.`,
