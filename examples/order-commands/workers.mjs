@@ -9,14 +9,11 @@
 //
 // Without --redis it starts its own redis-server (apt-get install -y redis-server).
 // --kill: SIGKILL one worker mid-run and start another (nothing is lost).
-import { fork, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createRedisAggregateBus } from '@vega/job-redis'
+import { startRedisServer } from '@vega/redis-server'
 import { Redis } from 'ioredis'
 
 const PARTITIONS = 16
@@ -83,45 +80,15 @@ async function worker({ url, prefix, name }) {
 }
 
 // ── the producer and monitor (this process) ─────────────────────────────────
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 /** A throwaway redis-server on a free loopback port, no persistence; stopped when we exit. */
 async function startRedis() {
-  const probe = spawnSync('redis-server', ['--version'])
-  if (probe.error !== undefined || probe.status !== 0) {
-    throw new Error(
-      'redis-server not found: apt-get install -y redis-server (or pass --redis <url>)',
-    )
-  }
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'vega-order-commands-'))
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
-  const child = spawn('redis-server', [...args, '--dir', dir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const server = await startRedisServer({
+    who: 'workers.mjs',
+    alternative: '(or pass --redis <url>)',
+    folderPrefix: 'vega-order-commands-',
   })
-  process.on('exit', () => {
-    child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  })
-  await new Promise((resolve, reject) => {
-    let output = ''
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-      if (output.includes('Ready to accept connections')) resolve()
-    })
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${output}`)))
-  })
-  child.stdout.resume()
-  return `redis://127.0.0.1:${port}`
+  process.on('exit', () => server.killNow())
+  return server.url
 }
 
 function describePartitions(partitions) {

@@ -4,13 +4,10 @@
 // with one key, issued back-to-back, #1 and #3 in process A, #2 and #4 in
 // process B, both on one Redis through @vega/job-redis. Prints, per
 // strategy, what each call did and a swimlane of its life.
-import { fork, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { startRedisServer } from '@vega/redis-server'
 
 const STRATEGIES = ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest']
 const WIDTH = 40
@@ -55,63 +52,14 @@ function options(argv) {
   return { strategies, duration, redis: values.redis, help: values.help === true }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 /** A throwaway redis-server: free loopback port, no persistence, its own folder. */
 async function startRedis() {
-  const probe = spawnSync('redis-server', ['--version'])
-  if (probe.error !== undefined || probe.status !== 0) {
-    throw new Error(
-      'redis-server not found: apt-get install -y redis-server (or pass --redis <url>)',
-    )
-  }
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'vega-redis-lab-'))
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  )
-  await new Promise((resolve, reject) => {
-    let output = ''
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-      if (output.includes('Ready to accept connections')) resolve()
-    })
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${output}`)))
+  const server = await startRedisServer({
+    who: 'pnpm lab:redis',
+    alternative: '(or pass --redis <url>)',
+    folderPrefix: 'vega-redis-lab-',
   })
-  child.stdout.resume()
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => {
-          rmSync(dir, { recursive: true, force: true })
-          resolve()
-        })
-        child.kill('SIGTERM')
-      }),
-  }
+  return { url: server.url, stop: () => server.dispose() }
 }
 
 class Process {
