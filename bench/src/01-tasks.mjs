@@ -83,9 +83,14 @@ export function taskPeers(make, { thenable = false } = {}) {
     },
   ]
   // Calibration (see minimal-runtime.mjs): the floor a task runtime allows, without and with carrying the async context.
-  for (const carryContext of [false, true]) {
+  const calibrations = {
+    'minimal runtime, no async context': false,
+    'minimal runtime + promise context door': 'promise',
+    'minimal runtime + context snapshot': 'snapshot',
+  }
+  for (const [name, carryContext] of Object.entries(calibrations)) {
     peers.push({
-      name: carryContext ? 'minimal runtime + context door' : 'minimal runtime, no async context',
+      name,
       info: true,
       run(n) {
         reset()

@@ -46,8 +46,12 @@ const queuers = {
     const runtime = createMinimalRuntime(1)
     return { add: (fn) => runtime(fn).promise }
   },
-  'minimal runtime + context door (info)': () => {
-    const runtime = createMinimalRuntime(1, { carryContext: true })
+  'minimal runtime + promise context door (info)': () => {
+    const runtime = createMinimalRuntime(1, { carryContext: 'promise' })
+    return { add: (fn) => runtime(fn).promise }
+  },
+  'minimal runtime + context snapshot (info)': () => {
+    const runtime = createMinimalRuntime(1, { carryContext: 'snapshot' })
     return { add: (fn) => runtime(fn).promise }
   },
   'job-core': () => {

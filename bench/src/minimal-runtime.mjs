@@ -2,11 +2,18 @@
 // has what issue #16 calls the floor — an id and a state per task, a FIFO
 // under a limit, and a caller promise that cancel() can reject. With
 // `carryContext` it adds the one thing job-core's spec demands on top (core.md
-// §13): a task that waits enters its body through a promise reaction
-// registered inside the call, so an AsyncLocalStorage store set around the
-// call is the store its body sees. The gap between the two lines is what
-// carrying the async context costs any runtime built on promise reactions;
-// the gap between the second line and job-core is what the kernel adds.
+// §13), so an AsyncLocalStorage store set around the call is the store the
+// body of a task that waited sees:
+// - 'promise': the body enters through a promise reaction registered inside
+//   the call (what job-core does where the platform has no snapshot);
+// - 'snapshot': the call keeps an AsyncResource and the body enters through
+//   runInAsyncScope (what job-core does on Node).
+// The gap between these lines and the first is what carrying the async
+// context costs; the gap between the 'snapshot' line and job-core is what
+// the kernel adds.
+
+// A feature test, as job-core makes it: no import of Node.
+const AsyncResource = globalThis.process?.getBuiltinModule?.('node:async_hooks')?.AsyncResource
 
 let capturedResolve
 let capturedReject
@@ -29,6 +36,7 @@ class MinimalTask {
     this.resolve = undefined
     this.reject = undefined
     this.door = undefined
+    this.snapshot = undefined
     this.granted = false
   }
 
@@ -56,6 +64,9 @@ class MinimalTask {
 
 /** `(fn) => task` with `task.promise` and `task.cancel()`; at most `limit` bodies at once. */
 export function createMinimalRuntime(limit, { carryContext = false } = {}) {
+  if (carryContext === 'snapshot' && AsyncResource === undefined) {
+    throw new Error('the snapshot calibration needs process.getBuiltinModule (Node ≥ 20.16)')
+  }
   let active = 0
   let nextId = 1
   let queue = []
@@ -109,7 +120,8 @@ export function createMinimalRuntime(limit, { carryContext = false } = {}) {
       }
       if (task.state !== 'queued') continue
       active++
-      if (task.door === undefined) start(task)
+      if (task.snapshot !== undefined) task.snapshot.runInAsyncScope(start, undefined, task)
+      else if (task.door === undefined) start(task)
       else {
         task.granted = true
         task.door({ task })
@@ -119,13 +131,14 @@ export function createMinimalRuntime(limit, { carryContext = false } = {}) {
 
   const runtime = (fn) => {
     const task = new MinimalTask(nextId++, fn)
-    if (carryContext && active >= limit) {
+    if (carryContext === 'promise' && active >= limit) {
       task.promise = new Promise(captureDoor).then(enter)
       task.door = capturedDoor
     } else {
       task.promise = new Promise(captureResolvers)
       task.resolve = capturedResolve
       task.reject = capturedReject
+      if (carryContext === 'snapshot' && active >= limit) task.snapshot = new AsyncResource('minimal')
     }
     capturedDoor = capturedResolve = capturedReject = undefined
     queue.push(task)
