@@ -138,7 +138,8 @@ export function createMinimalRuntime(limit, { carryContext = false } = {}) {
       task.promise = new Promise(captureResolvers)
       task.resolve = capturedResolve
       task.reject = capturedReject
-      if (carryContext === 'snapshot' && active >= limit) task.snapshot = new AsyncResource('minimal')
+      if (carryContext === 'snapshot' && active >= limit)
+        task.snapshot = new AsyncResource('minimal')
     }
     capturedDoor = capturedResolve = capturedReject = undefined
     queue.push(task)
