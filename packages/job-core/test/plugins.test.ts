@@ -404,3 +404,63 @@ describe('host.owns', () => {
     await Promise.all([ended, theirs])
   })
 })
+
+describe('host.onSettled / onExited callbacks', () => {
+  const withHost = () => {
+    let host: import('../src/index.js').PluginHost | undefined
+    const runtime = createRuntime({
+      plugins: [{ name: 'grab', install: (h) => void (host = h) }],
+    })
+    return { runtime, host: host! }
+  }
+
+  it('run once each, in registration order; a removed one never runs, and removing twice is harmless', async () => {
+    const { runtime, host } = withHost()
+    const log: string[] = []
+    const hold = gate()
+    const task = run(runtime, () => hold.promise)
+    host.onSettled(task, () => log.push('settled a'))
+    const removeB = host.onSettled(task, () => log.push('settled b'))
+    host.onSettled(task, () => log.push('settled c'))
+    host.onExited(task, () => log.push('exited a'))
+    const removeExitedB = host.onExited(task, () => log.push('exited b'))
+    removeB()
+    removeB()
+    removeExitedB()
+    hold.open()
+    await task
+    expect(log).toEqual(['settled a', 'settled c', 'exited a'])
+  })
+
+  it('a single callback can be removed, and the task then settles calling nothing', async () => {
+    const { runtime, host } = withHost()
+    const log: string[] = []
+    const task = run(runtime, async () => 1)
+    const remove = host.onSettled(task, () => log.push('settled'))
+    const removeExited = host.onExited(task, () => log.push('exited'))
+    remove()
+    removeExited()
+    await task
+    await flush()
+    expect(log).toEqual([])
+  })
+
+  it('every callback registered when the task settles runs, even one an earlier callback removes', async () => {
+    const { runtime, host } = withHost()
+    const log: string[] = []
+    const hold = gate()
+    const task = run(runtime, () => hold.promise)
+    let removeSecond = (): void => {}
+    host.onSettled(task, () => {
+      log.push('first')
+      removeSecond()
+    })
+    removeSecond = host.onSettled(task, () => log.push('second'))
+    hold.open()
+    await task
+    expect(log).toEqual(['first', 'second'])
+    // Registered after the end: runs at once.
+    host.onSettled(task, () => log.push('late'))
+    expect(log).toEqual(['first', 'second', 'late'])
+  })
+})

@@ -6,7 +6,7 @@ import { advance } from './pipeline.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
-import { extrasOf } from './task-extras.js'
+import { extrasOf, withCallback } from './task-extras.js'
 import { recordOf, TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
@@ -76,7 +76,7 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
       extras.children = new Set()
       // First of the parent's settle callbacks: a child that depends on its
       // parent must end 'parent', not start because its dependency succeeded.
-      ;(extras.settledCallbacks ??= []).unshift(cancelChildrenOf)
+      extras.settledCallbacks = withCallback(extras.settledCallbacks, cancelChildrenOf, true)
     }
     extras.children.add(task)
   }

@@ -1,4 +1,4 @@
-import { addCallback, extrasOf, type TaskCallback } from './task-extras.js'
+import { extrasOf, type TaskCallback, withCallback, withoutCallback } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
 
 const done = (): void => {}
@@ -12,7 +12,11 @@ export function onSettled(task: TaskRecord, callback: TaskCallback): () => void 
     callback(task.handle)
     return done
   }
-  return addCallback((extrasOf(task).settledCallbacks ??= []), callback)
+  const extras = extrasOf(task)
+  extras.settledCallbacks = withCallback(extras.settledCallbacks, callback)
+  return () => {
+    extras.settledCallbacks = withoutCallback(extras.settledCallbacks, callback)
+  }
 }
 
 /**
@@ -24,5 +28,9 @@ export function onExited(task: TaskRecord, callback: TaskCallback): () => void {
     callback(task.handle)
     return done
   }
-  return addCallback((extrasOf(task).exitedCallbacks ??= []), callback)
+  const extras = extrasOf(task)
+  extras.exitedCallbacks = withCallback(extras.exitedCallbacks, callback)
+  return () => {
+    extras.exitedCallbacks = withoutCallback(extras.exitedCallbacks, callback)
+  }
 }

@@ -1,6 +1,7 @@
 import type { Outcome } from '../../task.js'
 import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
 import { releaseHold } from '../shaper-window.js'
+import { runCallbacks } from '../task-extras.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
@@ -46,9 +47,9 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
   settleOwn(task, outcome)
   const callbacks = extras?.settledCallbacks
   if (callbacks !== undefined) {
+    // Detached first: a remover called while they run finds nothing to remove.
     extras!.settledCallbacks = undefined
-    // A copy: a callback may remove another (or itself) while they run.
-    for (const callback of callbacks.slice()) callback(task.handle)
+    runCallbacks(callbacks, task.handle)
   }
   core.shutdown?.taskSettled(outcome.status)
   bodyLeft(task)
@@ -87,5 +88,5 @@ export function bodyLeft(task: TaskRecord): void {
   const callbacks = extras?.exitedCallbacks
   if (callbacks === undefined) return
   extras!.exitedCallbacks = undefined
-  for (const callback of callbacks.slice()) callback(task.handle)
+  runCallbacks(callbacks, task.handle)
 }
