@@ -60,7 +60,10 @@ export function tagTaskFn<T, B>(
   }
   const previous = readBindings(taskFn)
   const raw = (previous?.raw ?? taskFn) as TaskFn<T>
-  const tagged = ((ctx) => raw(ctx)) as TaskFn<T> & { [BINDINGS]?: TaskBindings }
+  // A bound function, not `(ctx) => raw(ctx)`: that closure would keep a
+  // context for `raw` (40 B per bound call; a bind per message is the
+  // aggregate path's way of binding).
+  const tagged = raw.bind(undefined) as TaskFn<T> & { [BINDINGS]?: TaskBindings }
   // An assignment, not defineProperty: a tenth of the cost on a path bound
   // once per call. The symbol is not for users; the property only lives on
   // the function made here.

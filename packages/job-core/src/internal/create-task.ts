@@ -90,19 +90,29 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
       cancelTask(task, 'abort', { cause: signal.reason })
       return false
     }
-    const onAbort = () => cancelTask(task, 'abort', { cause: signal.reason })
-    signal.addEventListener('abort', onAbort, { once: true })
-    extrasOf(task).detachSignal = () => signal.removeEventListener('abort', onAbort)
+    followSignal(task, signal)
   }
   const total = timeouts?.total
-  if (total !== undefined) {
-    const extras = extrasOf(task)
-    extras.totalTimer = armTimeout(task, 'total', total, (error) => {
-      extras.totalTimer = undefined
-      failTask(task, error)
-    })
-  }
+  if (total !== undefined) armTotalTimeout(task, total)
   return true
+}
+
+// The closures of the two helpers below live in their own functions: a
+// closure over admit()'s locals would make the engine allocate a context on
+// every admission, also for the many tasks with no signal and no timeout.
+
+function followSignal(task: TaskRecord, signal: AbortSignal): void {
+  const onAbort = () => cancelTask(task, 'abort', { cause: signal.reason })
+  signal.addEventListener('abort', onAbort, { once: true })
+  extrasOf(task).detachSignal = () => signal.removeEventListener('abort', onAbort)
+}
+
+function armTotalTimeout(task: TaskRecord, total: number): void {
+  const extras = extrasOf(task)
+  extras.totalTimer = armTimeout(task, 'total', total, (error) => {
+    extras.totalTimer = undefined
+    failTask(task, error)
+  })
 }
 
 /** A parent's first settle callback (callbacks get the handle): its children end with it. */

@@ -93,11 +93,10 @@ export function resolveRunOptions(
     )
   }
   const defaults = core.control.defaults
-  const inCall = (inner: string) => `${fn}(…, { ${inner} })`
   const timeouts =
     timeout === undefined
       ? undefined
-      : resolveTimeouts(timeout, nestedOptionName(inCall, 'timeout'))
+      : resolveTimeouts(timeout, nestedOptionName(inCallOf(fn), 'timeout'))
   return Object.freeze({
     label,
     priority: priority ?? defaults?.priority ?? 0,
@@ -107,9 +106,18 @@ export function resolveRunOptions(
     retry:
       retry === undefined
         ? defaults?.retry
-        : resolveRetry(retry, nestedOptionName(inCall, 'retry')),
+        : resolveRetry(retry, nestedOptionName(inCallOf(fn), 'retry')),
     given: options,
   })
+}
+
+/**
+ * Names a nested option in an error message. Made out here, not as a
+ * closure over `fn` inside `resolveRunOptions`: a captured parameter makes
+ * the engine allocate a context on every call, also when no option is given.
+ */
+function inCallOf(fn: 'run' | 'ctx.run'): (inner: string) => string {
+  return (inner) => `${fn}(…, { ${inner} })`
 }
 
 /** `NODE_ENV=production` (read once, as bundlers replace it) turns the per-call key check off. */

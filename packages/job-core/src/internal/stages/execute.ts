@@ -65,16 +65,8 @@ export function enterBody(job: AttemptJob): void {
   const context = new TaskContextImpl(task, task.attempt)
   job.context = context
   const limit = task.options.timeouts?.attempt
-  if (limit !== undefined) {
-    // Armed from inside the body's context, so a retry it causes keeps that context.
-    job.timer = armTimeout(task, 'attempt', limit, (error) => {
-      job.timer = undefined
-      if (task.job !== job) return
-      context.abort(error)
-      armAbandon(task, job)
-      attemptFailed(task, job, error)
-    })
-  }
+  // Armed from inside the body's context, so a retry it causes keeps that context.
+  if (limit !== undefined) armAttemptTimeout(task, job, context, limit)
   let result: unknown
   try {
     result = task.body(context)
@@ -90,6 +82,22 @@ export function enterBody(job: AttemptJob): void {
   } else {
     bodyExited(job, result, false)
   }
+}
+
+// Its own function, so the context the body's reactions share holds only the job.
+function armAttemptTimeout(
+  task: TaskRecord,
+  job: AttemptJob,
+  context: TaskContextImpl,
+  limit: number,
+): void {
+  job.timer = armTimeout(task, 'attempt', limit, (error) => {
+    job.timer = undefined
+    if (task.job !== job) return
+    context.abort(error)
+    armAbandon(task, job)
+    attemptFailed(task, job, error)
+  })
 }
 
 /**

@@ -16,12 +16,7 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
   task.job = job
   task.stage = EXECUTE
   const limit = task.options.timeouts?.queue
-  if (limit !== undefined) {
-    job.timer = armTimeout(task, 'queue', limit, (error) => {
-      job.timer = undefined
-      failTask(task, error)
-    })
-  }
+  if (limit !== undefined) armQueueTimeout(task, job, limit)
   const core = task.core
   core.backend.enqueue(job)
   // Backpressure applies to new work only, once the backend has started what fits.
@@ -29,4 +24,13 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
     overflowed(task)
   }
   return 'parked'
+}
+
+// Its own function: a closure over queue()'s locals would cost every queued
+// task a context, also without a queue timeout.
+function armQueueTimeout(task: TaskRecord, job: AttemptJob, limit: number): void {
+  job.timer = armTimeout(task, 'queue', limit, (error) => {
+    job.timer = undefined
+    failTask(task, error)
+  })
 }
