@@ -10,6 +10,7 @@ import { CoordinationProtocolError } from './errors.js'
 import { type CoordinationEventDraft, isCoordinationEvent } from './events.js'
 import type { CoordinationBinding } from './internal/coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './internal/deferred.js'
+import { directOf } from './internal/direct.js'
 import { endingOf } from './internal/ending.js'
 import type { CoordinationScope } from './internal/scope.js'
 import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from './types.js'
@@ -297,7 +298,8 @@ export function dispatchToCoordinator(
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
 ): unknown {
-  const { coordinator, hash, direct } = request.binding
+  const { coordinator, hash } = request.binding
+  const direct = directOf(coordinator)
   if (direct !== undefined) return direct(scope, request)
   const coordination = new Coordination(scope, request, coordinator, hash)
   let answer: unknown
