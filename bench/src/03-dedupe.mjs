@@ -10,7 +10,7 @@ import {
   installCoordination,
   withCoordinator,
 } from '@vega/job-coordination'
-import { createRuntime, inspect, run } from '@vega/job-core'
+import { createRuntime, createTaskTag, hashKey, inspect, run, tagTaskFn } from '@vega/job-core'
 import { check } from './harness.mjs'
 
 export const KEYS = 1_000
@@ -39,6 +39,76 @@ export function createSingleflight() {
   }
   single.size = () => inflight.size
   return single
+}
+
+/**
+ * The lower bound's shape with one difference every task runtime has: the
+ * caller's promise is not the body's own but one that settles after it (a
+ * microtask later), so the merged callers' reactions wait on a pending
+ * promise instead of being queued at once on a settled one.
+ */
+function handWrapped(n) {
+  counters.bodies = 0
+  const inflight = new Map()
+  const settledAfter = (value) => value
+  const promises = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const k = i % KEYS
+    let promise = inflight.get(k)
+    if (promise === undefined) {
+      promise = load(k).then(settledAfter)
+      inflight.set(k, promise)
+      const p = promise
+      const clear = () => {
+        if (inflight.get(k) === p) inflight.delete(k)
+      }
+      p.then(clear, clear)
+    }
+    promises[i] = promise
+  }
+  return finish(promises, { open: inflight.size, left: () => inflight.size })
+}
+
+/**
+ * The kernel's floor: the same decision made by a bare plugin on job-core's
+ * public dispatch seam (one Map of leaders, `request.follow` for the rest),
+ * with none of job-coordination's code. What job-coordination adds is the
+ * gap between this and its own rows; the rest is the task every call is.
+ */
+const bareTag = createTaskTag('bareDedupe', { key: (binding) => binding.hash })
+function bareRuntime() {
+  const leaders = new Map()
+  const plugin = {
+    name: 'bareDedupe',
+    install(host) {
+      host.claim(bareTag, (request) => {
+        const { hash } = request.binding
+        const leader = leaders.get(hash)
+        if (leader !== undefined) return request.follow(leader, 'dedupe')
+        leaders.set(hash, request.task)
+        host.onSettled(request.task, () => leaders.delete(hash))
+        return request.proceed()
+      })
+    },
+  }
+  return { runtime: createRuntime({ plugins: [plugin] }), leaders }
+}
+const bareBind = (taskFn, key) => tagTaskFn(taskFn, bareTag, { hash: hashKey(key) })
+
+function bare(perCall) {
+  return (n) => {
+    counters.bodies = 0
+    const { runtime, leaders } = bareRuntime()
+    const bound = perCall ? undefined : new Array(KEYS)
+    if (!perCall) for (let k = 0; k < KEYS; k++) bound[k] = bareBind(() => load(k), ['item', k])
+    const promises = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const k = i % KEYS
+      const fn = perCall ? bareBind(() => load(k), ['item', k]) : bound[k]
+      promises[i] = run(runtime, fn).promise
+    }
+    return finish(promises, { open: leaders.size, runtime, left: () => leaders.size })
+  }
 }
 
 /** A coordinator bound once per key (outside the loop), as an application would. */
@@ -82,6 +152,11 @@ export default {
       },
     },
     {
+      name: 'hand Map<key, Promise>, caller promise settles after the body',
+      info: true,
+      run: handWrapped,
+    },
+    {
       name: '@tanstack/query-core fetchQuery',
       async run(n) {
         counters.bodies = 0
@@ -116,6 +191,16 @@ export default {
     {
       name: 'job-coordination dedupe, bound once per key',
       run: boundOnce(dedupeCoordinator),
+    },
+    {
+      name: 'kernel floor: bare plugin on the dispatch seam, bound per call',
+      info: true,
+      run: bare(true),
+    },
+    {
+      name: 'kernel floor: bare plugin on the dispatch seam, bound once per key',
+      info: true,
+      run: bare(false),
     },
     {
       // The same decision written as a user would, through the protocol's
@@ -162,6 +247,18 @@ export default {
       subject: 'job-coordination dedupe',
       kind: 'ratio',
       max: 2,
+    },
+    {
+      label: 'job-coordination dedupe, bound once vs the kernel floor bound once (info)',
+      subject: 'job-coordination dedupe, bound once per key',
+      kind: 'relative',
+      to: 'kernel floor: bare plugin on the dispatch seam, bound once per key',
+    },
+    {
+      label: 'job-coordination dedupe, bound per call vs the kernel floor bound per call (info)',
+      subject: 'job-coordination dedupe',
+      kind: 'relative',
+      to: 'kernel floor: bare plugin on the dispatch seam, bound per call',
     },
     {
       label: 'job-coordination dedupe vs tanstack fetchQuery (info)',

@@ -10,6 +10,7 @@ import { CoordinationProtocolError } from './errors.js'
 import { type CoordinationEventDraft, isCoordinationEvent } from './events.js'
 import type { CoordinationBinding } from './internal/coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './internal/deferred.js'
+import { directOf } from './internal/direct.js'
 import { endingOf } from './internal/ending.js'
 import type { CoordinationScope } from './internal/scope.js'
 import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from './types.js'
@@ -83,7 +84,11 @@ class Coordination implements CoordinationContext {
   track(): void {
     if (this.tracked) return
     this.tracked = true
-    this.scope.track(this.hash, this.request.task, () => this.intentSettled())
+    // Only an undecided intent (parked, or with a pending answer) must learn
+    // how it ended; a proceeded one is indexed without a callback of its own.
+    if (this.decision === undefined) {
+      this.scope.track(this.hash, this.request.task, () => this.intentSettled())
+    } else this.scope.track(this.hash, this.request.task)
   }
 
   reuse(peer: Task<unknown>): Promise<unknown> {
@@ -301,7 +306,8 @@ export function dispatchToCoordinator(
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
 ): unknown {
-  const { coordinator, hash, direct } = request.binding
+  const { coordinator, hash } = request.binding
+  const direct = directOf(coordinator)
   if (direct !== undefined) return direct(scope, request)
   const coordination = new Coordination(scope, request, coordinator, hash)
   let answer: unknown

@@ -1,4 +1,5 @@
 import { describeValue } from './internal/describe-value.js'
+import { DIRECT, type DirectDecision } from './internal/direct.js'
 import type { Coordinator, CoordinatorImpl } from './types.js'
 
 // Symbol.for: a coordinator made by one copy of this package is still
@@ -30,6 +31,27 @@ const BRAND = Symbol.for('@vega/job-coordination/coordinator')
  * ```
  */
 export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordinator {
+  return define(name, impl, undefined)
+}
+
+/**
+ * A built-in of this package: `defineCoordinator` plus the same decision
+ * made straight on the kernel's request (see `internal/direct.ts`), kept on
+ * the coordinator itself so dispatch finds it with one property read.
+ */
+export function defineDirectCoordinator(
+  name: string,
+  impl: CoordinatorImpl,
+  direct: DirectDecision,
+): Coordinator {
+  return define(name, impl, direct)
+}
+
+function define(
+  name: string,
+  impl: CoordinatorImpl,
+  direct: DirectDecision | undefined,
+): Coordinator {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new TypeError(
       `defineCoordinator(name, impl): name must be a non-empty string, got ${describeValue(name)}; it labels every diagnostic event the coordinator causes.`,
@@ -42,6 +64,7 @@ export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordina
   }
   const coordinator: Coordinator = { name, coordinate: impl }
   Object.defineProperty(coordinator, BRAND, { value: true })
+  if (direct !== undefined) Object.defineProperty(coordinator, DIRECT, { value: direct })
   return Object.freeze(coordinator)
 }
 

@@ -2,7 +2,6 @@ import { assertKnownKeys, hashKey, type Key, type TaskFn, tagTaskFn } from '@veg
 import { isCoordinator } from './define-coordinator.js'
 import { coordinationTag } from './internal/coordination-tag.js'
 import { describeValue } from './internal/describe-value.js'
-import { directOf } from './internal/direct.js'
 import type { Coordinator } from './types.js'
 
 const BINDING_KEYS: readonly string[] = ['key']
@@ -70,5 +69,5 @@ export function withCoordinator<T>(
       { cause: error },
     )
   }
-  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash, direct: directOf(coordinator) })
+  return tagTaskFn(taskFn, coordinationTag, { coordinator, hash })
 }

@@ -4,7 +4,9 @@ import {
   type CoordinationContext,
   type CoordinationEventDraft,
   CoordinationProtocolError,
+  dedupeCoordinator,
   defineCoordinator,
+  inspectCoordination,
   installCoordination,
   withCoordinator,
 } from '../src/index.js'
@@ -122,6 +124,37 @@ describe('the context', () => {
       { intent: 5, peers: [2, 4] },
     ])
     await clock.runAll()
+  })
+
+  it('keeps peers in order whichever settles first, and dedupe follows the earliest still live', async () => {
+    const { clock, runtime } = harness()
+    const seen: number[][] = []
+    const spy = defineCoordinator('spy', (ctx) => {
+      seen.push(ctx.peers().map((peer) => peer.id))
+      return ctx.proceed()
+    })
+    const call = (ms: number) =>
+      run(
+        runtime,
+        withCoordinator((ctx) => ctx.sleep(ms), spy, { key: 'k' }),
+      )
+    call(3 * D) // #1
+    call(D) // #2, settles first although it is not the earliest
+    call(2 * D) // #3
+    await clock.advance(D)
+    call(5 * D) // #4
+    expect(seen.at(-1)).toEqual([1, 3])
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 1, tasks: 3 })
+    await clock.advance(2 * D) // #3, then #1, the earliest, settle
+    call(D) // #5
+    expect(seen.at(-1)).toEqual([4])
+    const merged = run(
+      runtime,
+      withCoordinator(async () => 0, dedupeCoordinator, { key: 'k' }),
+    )
+    expect(merged.cancelledBy).toBe(4)
+    await clock.runAll()
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0 })
   })
 
   it('gives taskFn, options, hash and an idle intent that is the caller’s task', () => {

@@ -1,13 +1,10 @@
 import { createTaskTag, type TaskTag } from '@vega/job-core'
 import type { Coordinator } from '../types.js'
-import type { DirectDecision } from './direct.js'
 
 /** What `withCoordinator` attaches to a taskFn. */
 export interface CoordinationBinding {
   readonly coordinator: Coordinator
   readonly hash: string
-  /** A built-in's direct decision, looked up once at bind time rather than per call. */
-  readonly direct: DirectDecision | undefined
 }
 
 /**

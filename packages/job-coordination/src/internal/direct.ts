@@ -15,15 +15,15 @@ export type DirectDecision = (
   request: DispatchRequest<CoordinationBinding>,
 ) => unknown
 
-const direct = new WeakMap<Coordinator, DirectDecision>()
-
-export function setDirect(coordinator: Coordinator, decide: DirectDecision): Coordinator {
-  direct.set(coordinator, decide)
-  return coordinator
-}
+/**
+ * Where a built-in keeps its direct decision (set by `defineDirectCoordinator`).
+ * Not a registered symbol: a coordinator from another copy of this package
+ * goes through the protocol, since its decision expects that copy's scope.
+ */
+export const DIRECT: unique symbol = Symbol('@vega/job-coordination/direct')
 
 export function directOf(coordinator: Coordinator): DirectDecision | undefined {
-  return direct.get(coordinator)
+  return (coordinator as { [DIRECT]?: DirectDecision })[DIRECT]
 }
 
 /** `proceed()` as the context does it: indexed first, so a call the body makes sees it as a peer. */

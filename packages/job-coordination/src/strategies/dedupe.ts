@@ -1,5 +1,5 @@
-import { defineCoordinator } from '../define-coordinator.js'
-import { setDirect, trackAndProceed } from '../internal/direct.js'
+import { defineDirectCoordinator } from '../define-coordinator.js'
+import { trackAndProceed } from '../internal/direct.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -16,11 +16,12 @@ import type { Coordinator } from '../types.js'
  * const [a, b] = await Promise.all([run(runtime, load), run(runtime, load)]) // one fetch, a === b
  * ```
  */
-export const dedupeCoordinator: Coordinator = setDirect(
-  defineCoordinator('dedupe', (ctx) => {
+export const dedupeCoordinator: Coordinator = defineDirectCoordinator(
+  'dedupe',
+  (ctx) => {
     const [leader] = ctx.peers()
     return leader === undefined ? ctx.proceed() : ctx.reuse(leader)
-  }),
+  },
   // The same decision on the hot path: a lookup and the leader's promise.
   (scope, request) => {
     const { hash, coordinator } = request.binding

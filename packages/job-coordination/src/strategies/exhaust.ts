@@ -1,5 +1,5 @@
-import { defineCoordinator } from '../define-coordinator.js'
-import { setDirect, trackAndProceed } from '../internal/direct.js'
+import { defineDirectCoordinator } from '../define-coordinator.js'
+import { trackAndProceed } from '../internal/direct.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -16,10 +16,9 @@ import type { Coordinator } from '../types.js'
  * run(runtime, submit).catch((e) => isCancelledError(e) && e.reason === 'exhaust-dropped') // dropped
  * ```
  */
-export const exhaustCoordinator: Coordinator = setDirect(
-  defineCoordinator('exhaust', (ctx) =>
-    ctx.peers().length > 0 ? ctx.intent.skip('exhaust-dropped') : ctx.proceed(),
-  ),
+export const exhaustCoordinator: Coordinator = defineDirectCoordinator(
+  'exhaust',
+  (ctx) => (ctx.peers().length > 0 ? ctx.intent.skip('exhaust-dropped') : ctx.proceed()),
   (scope, request) =>
     scope.firstOf(request.binding.hash) === undefined
       ? trackAndProceed(scope, request)
