@@ -5,6 +5,7 @@ import {
   type TaskTag,
   tagTaskFn,
 } from '@vega/job-core'
+import { internBinding } from './internal/binding-cache.js'
 import { namedAggregateOf } from './internal/named-aggregate-cache.js'
 import { describe } from './internal/validate.js'
 import type { NamedAggregate, NamedAggregateLike } from './named-aggregate.js'
@@ -66,7 +67,8 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  * Without that plugin the task fails loudly (`PluginMissingError`), never runs
  * unordered. A missing or non-string id, a missing or malformed aggregate,
  * or an unknown route field (`{ aggregat }`) throws a `TypeError` here, at
- * bind time.
+ * bind time. The binding (`readTaskTag(fn, aggregateTag)`) is frozen, and
+ * calls for the same aggregate id may share it.
  *
  * @example
  * ```ts
@@ -87,9 +89,10 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
       "withAggregate(taskFn, { aggregate, id }): pass the routing, e.g. { aggregate: 'sales.Order', id: orderId }.",
     )
   }
-  if (typeof route.id !== 'string') {
+  const id = route.id
+  if (typeof id !== 'string') {
     throw new TypeError(
-      `withAggregate(taskFn, { aggregate, id }): id must be the aggregate id as a string, got ${describe(route.id)}.`,
+      `withAggregate(taskFn, { aggregate, id }): id must be the aggregate id as a string, got ${describe(id)}.`,
     )
   }
   assertKnownKeys('withAggregate(taskFn, route)', route, ROUTE_KEYS)
@@ -107,5 +110,7 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
       cause: error,
     })
   }
-  return tagTaskFn(taskFn, aggregateTag, Object.freeze({ aggregate, id: route.id }))
+  // Shared with the other calls for this aggregate id (frozen, so unseen by
+  // them): a task waiting behind its group holds no binding of its own.
+  return tagTaskFn(taskFn, aggregateTag, internBinding(aggregate, id))
 }

@@ -3,24 +3,45 @@ import {
   type NamedAggregateLike,
   toNamedAggregate,
 } from '../named-aggregate.js'
+import { NamedMemo } from './named-memo.js'
 
 // Aggregate names are constants of a service's code, a handful per process;
 // the cap only guards against a caller that builds them from data.
 const MAX_CACHED = 256
 const parsed = new Map<string, NamedAggregate>()
+/** The one frozen named aggregate per `(contextName, aggregateName)`, whatever form named it. */
+const canonical = new NamedMemo<NamedAggregate>()
+let canonicalCount = 0
 
 /**
  * {@link toNamedAggregate} for `withAggregate`, which runs once per command:
- * a `"context.Aggregate"` string is parsed once and its frozen result shared
- * (two sliced strings and an object per call otherwise). Objects and invalid
- * strings go through `toNamedAggregate` every time, with its errors.
+ * a `"context.Aggregate"` string is parsed once, and an object read and
+ * copied once, and every call naming the same aggregate (either way) shares
+ * one frozen result; `withAggregate` keeps its bindings by that identity.
+ * Invalid values go through `toNamedAggregate` every time, with its errors.
  */
 export function namedAggregateOf(value: NamedAggregateLike): NamedAggregate {
-  if (typeof value !== 'string') return toNamedAggregate(value)
+  if (typeof value !== 'string') {
+    // A memo hit means these two strings were validated before.
+    const contextName = typeof value === 'object' && value !== null ? value.contextName : undefined
+    const aggregateName =
+      typeof value === 'object' && value !== null ? value.aggregateName : undefined
+    return canonical.get(contextName, aggregateName) ?? canonicalOf(toNamedAggregate(value))
+  }
   let named = parsed.get(value)
   if (named === undefined) {
-    named = toNamedAggregate(value)
+    named = canonicalOf(toNamedAggregate(value))
     if (parsed.size < MAX_CACHED) parsed.set(value, named)
+  }
+  return named
+}
+
+function canonicalOf(named: NamedAggregate): NamedAggregate {
+  const known = canonical.get(named.contextName, named.aggregateName)
+  if (known !== undefined) return known
+  if (canonicalCount < MAX_CACHED) {
+    canonicalCount++
+    canonical.set(named.contextName, named.aggregateName, named)
   }
   return named
 }
