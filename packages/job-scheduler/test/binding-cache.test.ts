@@ -1,6 +1,7 @@
 import { createRuntime, readTaskTag, run, shutdown, tagTaskFn } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import {
+  type AggregateBinding,
   aggregateTag,
   installAggregateScheduling,
   toGroupKey,
@@ -57,13 +58,16 @@ describe('withAggregate bindings (shared per aggregate id)', () => {
       withAggregate(async () => 1, { aggregate: 'sales.Order', id: 'order-7' }),
     )!
     const aggregate = own.aggregate
+    // Bindings made by hand, as a plugin using the public tag would.
+    const handMade: AggregateBinding = { aggregate, id: 'order-7' }
+    const numericId = { aggregate, id: 7 as unknown }
     for (const parallelism of [1, 7, 16, 128]) {
       expect(InternedBinding.groupOf(own, parallelism)).toBe(toGroupKey('order-7', parallelism))
-      expect(InternedBinding.groupOf({ aggregate, id: 'order-7' }, parallelism)).toBe(
+      expect(InternedBinding.groupOf(handMade, parallelism)).toBe(
         toGroupKey('order-7', parallelism),
       )
     }
-    expect(() => InternedBinding.groupOf({ aggregate, id: 7 }, 16)).toThrow(TypeError)
+    expect(() => InternedBinding.groupOf(numericId, 16)).toThrow(TypeError)
   })
 
   it('a task bound by hand with the public tag joins the same group, in run() order', async () => {
