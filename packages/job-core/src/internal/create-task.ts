@@ -51,8 +51,8 @@ export function createTask(
   if (admit(task, parent)) advance(task)
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs
-  // as much as the rest of its merge; until here a live task's since reads
-  // as the runtime's start (only inspect() from a dispatch handler sees it).
+  // as much as the rest of its merge; until here `since` reads the clock
+  // when asked (only inspect() from a dispatch handler can ask).
   if (!listened && task.state === 'idle') task.sinceOffset = core.clock.now() - core.clockOrigin
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.

@@ -23,6 +23,9 @@ export interface EndedWaiting {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
+/** `sinceOffset` before any clock reading: a small integer (unboxed), far below any real offset. */
+const SINCE_UNREAD = -(2 ** 30)
+
 /** What a terminal or retry transition reports besides `from` and `to`. */
 export type TransitionExtra = Pick<
   RuntimeEventMap['task:transition'],
@@ -78,7 +81,7 @@ export class TaskRecord {
     this.options = options
     // Read by createTask, and only for a task someone may see: one that
     // ends inside run() with nobody listening never pays for the clock.
-    this.sinceOffset = 0
+    this.sinceOffset = SINCE_UNREAD
   }
 
   /** The tags on `taskFn`; `undefined` for a plain function. */
@@ -86,9 +89,14 @@ export class TaskRecord {
     return readBindings(this.taskFn)
   }
 
-  /** Clock time of the last transition. */
+  /**
+   * Clock time of the last transition. Asked before the task's first
+   * transition (inspect() from a dispatch handler, while the task is still
+   * being created), it is now: the task is this very call's.
+   */
   get since(): number {
-    return this.core.clockOrigin + this.sinceOffset
+    const offset = this.sinceOffset
+    return offset === SINCE_UNREAD ? this.core.clock.now() : this.core.clockOrigin + offset
   }
 
   /** The function the body runs: `taskFn` without its tags. */
