@@ -1,4 +1,4 @@
-import { extrasOf, type TaskCallback, withCallback, withoutCallback } from './task-extras.js'
+import { addCallback, type TaskCallback } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
 
 const done = (): void => {}
@@ -12,11 +12,7 @@ export function onSettled(task: TaskRecord, callback: TaskCallback): () => void 
     callback(task.handle)
     return done
   }
-  const extras = extrasOf(task)
-  extras.settledCallbacks = withCallback(extras.settledCallbacks, callback)
-  return () => {
-    extras.settledCallbacks = withoutCallback(extras.settledCallbacks, callback)
-  }
+  return addCallback(task, 'settledCallbacks', callback)
 }
 
 /**
@@ -28,9 +24,5 @@ export function onExited(task: TaskRecord, callback: TaskCallback): () => void {
     callback(task.handle)
     return done
   }
-  const extras = extrasOf(task)
-  extras.exitedCallbacks = withCallback(extras.exitedCallbacks, callback)
-  return () => {
-    extras.exitedCallbacks = withoutCallback(extras.exitedCallbacks, callback)
-  }
+  return addCallback(task, 'exitedCallbacks', callback)
 }

@@ -73,8 +73,24 @@ export function withCallback(
   return callbacks
 }
 
+/**
+ * Adds `callback` to one of the task's callback lists (last) and returns its
+ * remover, which takes out one occurrence.
+ */
+export function addCallback(
+  task: TaskRecord,
+  list: 'settledCallbacks' | 'exitedCallbacks',
+  callback: TaskCallback,
+): () => void {
+  const extras = extrasOf(task)
+  extras[list] = withCallback(extras[list], callback)
+  return () => {
+    extras[list] = withoutCallback(extras[list], callback)
+  }
+}
+
 /** `callbacks` without one occurrence of `callback`. */
-export function withoutCallback(callbacks: Callbacks, callback: TaskCallback): Callbacks {
+function withoutCallback(callbacks: Callbacks, callback: TaskCallback): Callbacks {
   if (callbacks === callback) return undefined
   if (callbacks === undefined || typeof callbacks === 'function') return callbacks
   const index = callbacks.indexOf(callback)

@@ -31,14 +31,13 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     extras.parent?.extras?.children?.delete(task)
   }
   const carrier = task.carrier
-  if (carrier !== undefined) {
-    // It waited and never entered a body. If someone holds its own promise,
-    // that promise learns the outcome through the door; if nobody does (a
-    // merged call), the door is simply dropped: no microtask, no error built.
-    task.carrier = undefined
-    // A snapshot holds nothing to settle: the own promise, if made, settles below.
-    if (typeof carrier !== 'function') {
-    } else if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
+  // It waited and never entered a body. A snapshot holds nothing to settle
+  // (the own promise, if made, settles below); through a promise door, an
+  // own promise someone holds learns the outcome, and one nobody holds (a
+  // merged call) is simply dropped: no microtask, no error built.
+  task.carrier = undefined
+  if (typeof carrier === 'function') {
+    if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
     else if (task.resolveOwn === OWN_NOT_HANDED_OUT) {
       task.own = undefined
       task.resolveOwn = undefined
