@@ -56,7 +56,12 @@ export function toGroupKey(aggregateId: string, parallelism: number = DEFAULT_PA
  * inlined into their admission.
  */
 export function groupOf(aggregateId: string, parallelism: number): number {
+  return groupOfHash(javaStringHashCode(aggregateId), parallelism)
+}
+
+/** {@link groupOf} from an id's Java hash computed earlier. */
+export function groupOfHash(hash: number, parallelism: number): number {
   // Adding parallelism before the second % makes the result non-negative
   // (and never -0); the sum stays below 2^32, exact in a double.
-  return ((javaStringHashCode(aggregateId) % parallelism) + parallelism) % parallelism
+  return ((hash % parallelism) + parallelism) % parallelism
 }

@@ -1,4 +1,4 @@
-import { javaStringHashCode, toGroupKey } from '../group-key.js'
+import { groupOf, groupOfHash, javaStringHashCode, toGroupKey } from '../group-key.js'
 import type { NamedAggregate } from '../named-aggregate.js'
 
 /**
@@ -26,8 +26,9 @@ export class InternedBinding {
    * rejected, as `toGroupKey` does.
    */
   static groupOf(binding: { readonly id: unknown }, parallelism: number): number {
-    if (!(#hash in binding)) return toGroupKey(binding.id as string, parallelism)
-    return (((binding as InternedBinding).#hash % parallelism) + parallelism) % parallelism
+    if (#hash in binding) return groupOfHash((binding as InternedBinding).#hash, parallelism)
+    const id = binding.id
+    return typeof id === 'string' ? groupOf(id, parallelism) : toGroupKey(id as string, parallelism)
   }
 }
 

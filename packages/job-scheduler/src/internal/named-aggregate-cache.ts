@@ -23,10 +23,11 @@ let canonicalCount = 0
 export function namedAggregateOf(value: NamedAggregateLike): NamedAggregate {
   if (typeof value !== 'string') {
     // A memo hit means these two strings were validated before.
-    const contextName = typeof value === 'object' && value !== null ? value.contextName : undefined
-    const aggregateName =
-      typeof value === 'object' && value !== null ? value.aggregateName : undefined
-    return canonical.get(contextName, aggregateName) ?? canonicalOf(toNamedAggregate(value))
+    const object = typeof value === 'object' && value !== null ? value : undefined
+    return (
+      canonical.get(object?.contextName, object?.aggregateName) ??
+      canonicalOf(toNamedAggregate(value))
+    )
   }
   let named = parsed.get(value)
   if (named === undefined) {
