@@ -23,8 +23,19 @@ export interface EndedWaiting {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
-/** `sinceOffset` before any clock reading: a small integer (unboxed), far below any real offset. */
-const SINCE_UNREAD = -(2 ** 30)
+/**
+ * A clock reading as an offset from the runtime's first one, made a small
+ * integer whenever it is one. A difference of two epoch readings is a heap
+ * number as computed (16 B per record when stored), and one stored heap
+ * number turns the field into a boxed double for every record after it.
+ * Fractional clocks and runtimes older than 24 days keep the plain number.
+ */
+export function sinceOffsetAt(core: RuntimeCore, at: number): number {
+  const offset = at - core.clockOrigin
+  const small = offset | 0
+  return small === offset ? small : offset
+}
+
 
 /** What a terminal or retry transition reports besides `from` and `to`. */
 export type TransitionExtra = Pick<
@@ -55,7 +66,7 @@ export class TaskRecord {
    * small integer stays unboxed, an epoch reading would be a heap number per
    * transition.
    */
-  sinceOffset: number
+  sinceOffset: number | undefined
   attempt = 0
   livePrev: TaskRecord | undefined = undefined
   liveNext: TaskRecord | undefined = undefined
@@ -63,7 +74,6 @@ export class TaskRecord {
   /** The task's own result as a promise: made at once for a task that waits, else on first use. */
   own: Promise<unknown> | undefined = undefined
   resolveOwn: ((value: unknown) => void) | undefined = undefined
-  rejectOwn: ((error: unknown) => void) | undefined = undefined
   /** What the caller receives instead of the own promise: a dispatch handler's answer, a shaper burst's promise. */
   caller: Promise<unknown> | undefined = undefined
   /** The attempt that waits for a slot or whose body runs and still decides the task. */
@@ -81,7 +91,7 @@ export class TaskRecord {
     this.options = options
     // Read by createTask, and only for a task someone may see: one that
     // ends inside run() with nobody listening never pays for the clock.
-    this.sinceOffset = SINCE_UNREAD
+    this.sinceOffset = undefined
   }
 
   /** The tags on `taskFn`; `undefined` for a plain function. */
@@ -96,7 +106,7 @@ export class TaskRecord {
    */
   get since(): number {
     const offset = this.sinceOffset
-    return offset === SINCE_UNREAD ? this.core.clock.now() : this.core.clockOrigin + offset
+    return offset === undefined ? this.core.clock.now() : this.core.clockOrigin + offset
   }
 
   /** The function the body runs: `taskFn` without its tags. */
@@ -142,12 +152,12 @@ export class TaskRecord {
       // ending nobody listens to skips the clock, which costs a merged call
       // as much as the rest of its merge.
       if (to !== 'success' && to !== 'error' && to !== 'cancelled') {
-        this.sinceOffset = core.clock.now() - core.clockOrigin
+        this.sinceOffset = sinceOffsetAt(core, core.clock.now())
       }
       return
     }
     const at = core.clock.now()
-    this.sinceOffset = at - core.clockOrigin
+    this.sinceOffset = sinceOffsetAt(core, at)
     const event: Mutable<RuntimeEventMap['task:transition']> & {
       type: 'task:transition'
       seq: number
