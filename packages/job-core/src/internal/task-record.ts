@@ -36,7 +36,6 @@ export function sinceOffsetAt(core: RuntimeCore, at: number): number {
   return small === offset ? small : offset
 }
 
-
 /** What a terminal or retry transition reports besides `from` and `to`. */
 export type TransitionExtra = Pick<
   RuntimeEventMap['task:transition'],
