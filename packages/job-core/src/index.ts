@@ -32,7 +32,13 @@ export type {
 export { hashKey, type Key } from './hash-key.js'
 export { inspect, type RuntimeInspection, type TaskSnapshot } from './inspect.js'
 export { isPaused, pause, resume } from './pause.js'
-export type { DispatchHandler, DispatchRequest, Plugin, PluginHost } from './plugin.js'
+export type {
+  ClaimOptions,
+  DispatchHandler,
+  DispatchRequest,
+  Plugin,
+  PluginHost,
+} from './plugin.js'
 export { createPriorityBackend, type PriorityBackendOptions } from './priority-backend.js'
 export { run } from './run.js'
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js'

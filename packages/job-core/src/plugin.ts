@@ -64,6 +64,37 @@ export interface DispatchRequest<B> {
 export type DispatchHandler<B> = (request: DispatchRequest<B>) => unknown
 
 /**
+ * Options of {@link PluginHost.claim}.
+ *
+ * `followPeer` is a shortcut for the commonest decision, merging a call into
+ * a live peer. It is asked with the binding before the kernel builds the
+ * task, and only when the answer cannot differ from the handler's: nobody
+ * listens on the runtime's bus (no events to report), the runtime is not
+ * shutting down, the call has no parent (`ctx.run`) and no `signal`, and
+ * the taskFn carries this tag alone (no shaper or other tag around it).
+ * Returning a task ends the call at once exactly as a handler calling
+ * `request.follow(peer, followReason)` would: a task `cancelled` with
+ * `followReason` and `cancelledBy = peer.id`, whose promise is the peer's.
+ * Returning `undefined` builds the task and calls the handler as usual, so
+ * the shortcut must agree with the handler: it may only return the peer the
+ * handler would follow.
+ *
+ * @example
+ * ```ts
+ * host.claim(dedupeTag, handler, {
+ *   followPeer: (binding) => leaders.get(binding.key),
+ *   followReason: 'dedupe',
+ * })
+ * ```
+ */
+export interface ClaimOptions<B> {
+  /** The live peer a call with this binding follows, or `undefined` to dispatch it through the handler. */
+  readonly followPeer?: ((binding: B) => Task<unknown> | undefined) | undefined
+  /** The cancel reason of a call that follows its peer; defaults to `dedupe`, as `request.follow`. */
+  readonly followReason?: CancelReason | undefined
+}
+
+/**
  * The public seams a plugin may use, passed to {@link Plugin.install}.
  *
  * @example
@@ -78,8 +109,12 @@ export interface PluginHost {
   readonly runtime: Runtime
   readonly clock: Clock
   readonly events: EventBus
-  /** Takes responsibility for taskFns bound with `tag`. With a handler, the plugin decides their dispatch. */
-  claim<B>(tag: TaskTag<B>, handler?: DispatchHandler<B>): void
+  /**
+   * Takes responsibility for taskFns bound with `tag`. With a handler, the
+   * plugin decides their dispatch; `options.followPeer` lets it merge a call
+   * into a peer before the task is built (see {@link ClaimOptions}).
+   */
+  claim<B>(tag: TaskTag<B>, handler?: DispatchHandler<B>, options?: ClaimOptions<B>): void
   /** A hook that `cancelAll` runs before cancelling anything. Returns its remover. */
   onPreCancel(hook: () => void): () => void
   /** Wraps the runtime's backend; only during `install`. */

@@ -1,5 +1,5 @@
+import { recordOf } from './internal/record-of.js'
 import { onSettled } from './internal/task-callbacks.js'
-import { recordOf } from './internal/task-handle.js'
 import type { Outcome, Task } from './task.js'
 
 /**

@@ -7,7 +7,7 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf, withCallback } from './task-extras.js'
-import { recordOf, TaskHandle } from './task-handle.js'
+import { handleRecord, TaskHandle } from './task-handle.js'
 import { sinceOffsetAt, TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
 
@@ -116,4 +116,4 @@ function armTotalTimeout(task: TaskRecord, total: number): void {
 }
 
 /** A parent's first settle callback (callbacks get the handle): its children end with it. */
-const cancelChildrenOf = (parent: Task<unknown>): void => cancelChildren(recordOf(parent)!)
+const cancelChildrenOf = (parent: Task<unknown>): void => cancelChildren(handleRecord(parent)!)

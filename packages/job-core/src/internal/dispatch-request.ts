@@ -4,8 +4,8 @@ import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { CancelReason } from '../task-state.js'
 import { ownPromise } from './caller-promise.js'
 import { type CancelOptions, cancelTask, cancelTaskBy, failTask } from './cancellation.js'
+import { recordOf } from './record-of.js'
 import { type Advance, DEPENDENCIES, DISPATCH } from './stages/stage.js'
-import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
 
 /** The handle a dispatch handler gets: the decisions it may take on one task. */

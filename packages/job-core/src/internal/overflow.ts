@@ -1,5 +1,5 @@
 import { cancelTask } from './cancellation.js'
-import { recordOf } from './task-handle.js'
+import { recordOf } from './record-of.js'
 import type { TaskRecord } from './task-record.js'
 
 /**

@@ -1,11 +1,14 @@
+import { assertKnownKeys } from '../assert-known-keys.js'
 import { IllegalStateError } from '../errors.js'
-import type { DispatchHandler, Plugin, PluginHost } from '../plugin.js'
+import type { ClaimOptions, DispatchHandler, Plugin, PluginHost } from '../plugin.js'
 import type { Task } from '../task.js'
+import type { CancelReason } from '../task-state.js'
 import type { TaskTag } from '../task-tag.js'
+import { recordOf } from './record-of.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { onExited, onSettled } from './task-callbacks.js'
-import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
+import { describeValue } from './validate.js'
 
 /** Installs `plugin` into `core` through the public seams of a {@link PluginHost}. */
 export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
@@ -29,16 +32,25 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
     runtime: core,
     clock: core.clock,
     events: core.bus,
-    claim: (tag, handler) => {
+    claim: (tag, handler, options) => {
       if (core.claims.has(tag as TaskTag<unknown>)) {
         throw new IllegalStateError(
           `The tag of ${tag.plugin} is already claimed in runtime ${core.name}.`,
         )
       }
+      const { followPeer, followReason } = claimOptions(options, tag.plugin)
+      if (followPeer !== undefined && handler === undefined) {
+        throw new TypeError(
+          `host.claim(tag, handler, { followPeer }) for ${tag.plugin}: followPeer is a shortcut of the handler's own decision; pass the handler too.`,
+        )
+      }
       core.claims.set(tag as TaskTag<unknown>, {
         plugin: plugin.name,
         handler: handler as DispatchHandler<unknown> | undefined,
+        followPeer: followPeer as ((binding: unknown) => Task<unknown> | undefined) | undefined,
+        followReason,
       })
+      if (followPeer !== undefined) core.followers++
     },
     onPreCancel: (hook) => core.backend.onPreCancel(hook),
     useBackend: (wrap) => {
@@ -69,4 +81,33 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
 
 function* liveHandles(core: RuntimeCore): IterableIterator<Task<unknown>> {
   for (const task of core.live.values()) yield task.handle
+}
+
+/** `host.claim`'s options, checked when the plugin installs. */
+function claimOptions<B>(
+  options: ClaimOptions<B> | undefined,
+  plugin: string,
+): { followPeer: ClaimOptions<B>['followPeer']; followReason: CancelReason } {
+  if (options === undefined) return { followPeer: undefined, followReason: 'dedupe' }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `host.claim(tag, handler, options) for ${plugin}: options must be an object such as { followPeer }, got ${describeValue(options)}.`,
+    )
+  }
+  assertKnownKeys(`host.claim(tag, handler, options) for ${plugin}`, options, [
+    'followPeer',
+    'followReason',
+  ])
+  const { followPeer, followReason = 'dedupe' } = options
+  if (followPeer !== undefined && typeof followPeer !== 'function') {
+    throw new TypeError(
+      `host.claim(tag, handler, { followPeer }) for ${plugin}: followPeer must be a function (binding) => peer | undefined, got ${describeValue(followPeer)}.`,
+    )
+  }
+  if (typeof followReason !== 'string' || followReason === '') {
+    throw new TypeError(
+      `host.claim(tag, handler, { followReason }) for ${plugin}: followReason must be a non-empty cancel reason such as 'dedupe', got ${describeValue(followReason)}.`,
+    )
+  }
+  return { followPeer, followReason }
 }

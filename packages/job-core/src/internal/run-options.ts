@@ -1,9 +1,9 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import type { RunOptions } from '../task.js'
+import { recordOf } from './record-of.js'
 import type { ResolvedDefaults } from './resolve-control.js'
 import { type ResolvedRetry, resolveRetry } from './retry.js'
 import type { RuntimeCore } from './runtime-core.js'
-import { recordOf } from './task-handle.js'
 import type { TaskRecord } from './task-record.js'
 import { describeValue, nestedOptionName, type OptionName, validateMs } from './validate.js'
 

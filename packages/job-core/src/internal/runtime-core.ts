@@ -7,11 +7,13 @@ import type { Runtime, RuntimeOptions } from '../runtime.js'
 import type { Shaper } from '../shaper.js'
 import type { ShutdownMode } from '../shutdown.js'
 import type { RunOptions, Task, TaskFn } from '../task.js'
+import type { CancelReason } from '../task-state.js'
 import type { TaskTag } from '../task-tag.js'
 import { requireCapability } from './backend-capability.js'
 import type { QueueWaiter } from './counters.js'
 import { createTask } from './create-task.js'
 import { RuntimeEventBus } from './event-bus.js'
+import { followedCall } from './followed-call.js'
 import { LiveTasks } from './live-tasks.js'
 import { advance } from './pipeline.js'
 import { installPlugin } from './plugin-host.js'
@@ -46,6 +48,9 @@ const RUNTIME_OPTION_KEYS: readonly (keyof RuntimeOptions)[] = [
 export interface Claim {
   readonly plugin: string
   readonly handler: DispatchHandler<unknown> | undefined
+  /** `ClaimOptions.followPeer`: merges a call into a peer before its task is built. */
+  readonly followPeer: ((binding: unknown) => Task<unknown> | undefined) | undefined
+  readonly followReason: CancelReason
 }
 
 /** The runtime's real state; `Runtime` is its public face. */
@@ -61,6 +66,8 @@ export class RuntimeCore implements Runtime {
   backend: Backend
   readonly live: LiveTasks<TaskRecord> = new LiveTasks()
   readonly claims: Map<TaskTag<unknown>, Claim> = new Map()
+  /** How many claims have a `followPeer`: without any, run() skips the look for one. */
+  followers = 0
   /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
   readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>> = new Map()
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }> = []
@@ -151,8 +158,12 @@ export class RuntimeCore implements Runtime {
     fn: 'run' | 'ctx.run',
     parent: TaskRecord | undefined,
   ): Task<T> {
-    return createTask(this, taskFn as TaskFn<unknown>, resolveRunOptions(this, options, fn), parent)
-      .handle as Task<T>
+    const resolved = resolveRunOptions(this, options, fn)
+    if (parent === undefined && this.followers !== 0) {
+      const followed = followedCall(this, taskFn as TaskFn<unknown>, resolved)
+      if (followed !== undefined) return followed as Task<T>
+    }
+    return createTask(this, taskFn as TaskFn<unknown>, resolved, parent).handle as Task<T>
   }
 
   /** Calls `callback` when no task is live and no body is running (at once if so now). */

@@ -73,8 +73,8 @@ export class TaskHandle<T> implements Task<T> {
   }
 }
 
-/** The record behind a task returned by `run()`, or `undefined` for anything else (a brand check). */
-export function recordOf(value: unknown): TaskRecord | undefined {
+/** The record behind a {@link TaskHandle}; `undefined` for any other value. */
+export function handleRecord(value: unknown): TaskRecord | undefined {
   if (value === null || typeof value !== 'object') return undefined
   return readRecord(value)
 }

@@ -83,8 +83,14 @@ export class TaskRecord {
   /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
   observed = false
 
-  constructor(core: RuntimeCore, taskFn: TaskFn<unknown>, options: ResolvedRunOptions) {
-    this.id = core.nextTaskId++
+  /** `id` is given only for a call that already has one (a followed call's record, made late). */
+  constructor(
+    core: RuntimeCore,
+    taskFn: TaskFn<unknown>,
+    options: ResolvedRunOptions,
+    id: number = core.nextTaskId++,
+  ) {
+    this.id = id
     this.core = core
     this.taskFn = taskFn
     this.options = options

@@ -1,7 +1,7 @@
 import { cancelTask } from '../cancellation.js'
+import { recordOf } from '../record-of.js'
 import { onSettled } from '../task-callbacks.js'
 import { extrasOf, type TaskCallback } from '../task-extras.js'
-import { recordOf } from '../task-handle.js'
 import type { TaskRecord } from '../task-record.js'
 import { type Advance, QUEUE, type StageResult } from './stage.js'
 

@@ -1,0 +1,123 @@
+import type { Task, TaskFn } from '../task.js'
+import type { CancelReason, TaskState } from '../task-state.js'
+import { readBindings } from './bindings.js'
+import { CancelledOutcome } from './cancelled-outcome.js'
+import type { ResolvedRunOptions } from './run-options.js'
+import type { RuntimeCore } from './runtime-core.js'
+import { handleRecord } from './task-handle.js'
+import { TaskRecord } from './task-record.js'
+
+/**
+ * A call a plugin merged into a live peer before its task was built (see
+ * `ClaimOptions.followPeer`): a task born `cancelled`, whose promise is the
+ * peer's. It reads as any task merged by `request.follow` does; the record
+ * the rest of the kernel works on is made only if someone asks for it
+ * (`settle`, `dependsOn`, a plugin's `onSettled`), which a merged call's
+ * caller rarely does. A burst of calls on one key thus costs a lookup and
+ * this object each, not a pipeline.
+ */
+export class FollowedCall<T> implements Task<T> {
+  readonly id: number
+  readonly cancelledBy: number
+  readonly cancelReason: CancelReason
+  readonly #promise: Promise<T>
+  readonly #core: RuntimeCore
+  readonly #taskFn: TaskFn<unknown>
+  readonly #options: ResolvedRunOptions
+  #record: TaskRecord | undefined = undefined
+
+  constructor(
+    core: RuntimeCore,
+    taskFn: TaskFn<unknown>,
+    options: ResolvedRunOptions,
+    peer: TaskRecord,
+    reason: CancelReason,
+  ) {
+    this.id = core.nextTaskId++
+    this.#core = core
+    this.#taskFn = taskFn
+    this.#options = options
+    this.cancelledBy = peer.id
+    this.cancelReason = reason
+    // Read now, as request.follow reads it: the peer is observed from here on.
+    this.#promise = peer.handle.promise as Promise<T>
+  }
+
+  get label(): string | undefined {
+    return this.#options.label
+  }
+
+  get state(): TaskState {
+    return 'cancelled'
+  }
+
+  get attempt(): number {
+    return 0
+  }
+
+  get promise(): Promise<T> {
+    return this.#promise
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a Task is a thenable by design (await run(...)).
+  then<R1 = T, R2 = never>(
+    onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#promise.then(onFulfilled, onRejected)
+  }
+
+  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#promise.catch(onRejected)
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<T> {
+    return this.#promise.finally(onFinally)
+  }
+
+  /** Already terminal: nothing to cancel, as for any ended task. */
+  cancel(): void {}
+
+  /** The ended record of this call, made on first request and kept. */
+  record(): TaskRecord {
+    if (this.#record !== undefined) return this.#record
+    const task = new TaskRecord(this.#core, this.#taskFn, this.#options, this.id)
+    task.handle = this
+    task.state = 'cancelled'
+    task.outcome = new CancelledOutcome(this.cancelReason, this.id, this.cancelledBy, undefined)
+    task.caller = this.#promise
+    task.observed = true
+    this.#record = task
+    return task
+  }
+}
+
+/**
+ * Merges the call into the peer its plugin names, when nothing but the
+ * handler could tell the difference (see `ClaimOptions`); `undefined` sends
+ * the call down the pipeline.
+ */
+export function followedCall(
+  core: RuntimeCore,
+  taskFn: TaskFn<unknown>,
+  options: ResolvedRunOptions,
+): Task<unknown> | undefined {
+  if (core.bus.active || core.shutdown !== undefined || options.signal !== undefined) {
+    return undefined
+  }
+  const layers = readBindings(taskFn)
+  if (layers === undefined || layers.inner !== undefined) return undefined
+  const claim = core.claims.get(layers.tag)
+  const followPeer = claim?.followPeer
+  if (followPeer === undefined) return undefined
+  const peer = handleRecord(followPeer(layers.binding))
+  // A peer of another runtime is the handler's to refuse, as request.follow
+  // does; a peer that is itself a followed call goes the long way too.
+  if (peer === undefined || peer.core !== core) return undefined
+  return new FollowedCall(core, taskFn, options, peer, claim!.followReason)
+}
+
+/** The record behind a followed call; `undefined` for any other value. */
+export function followedRecord(value: object): TaskRecord | undefined {
+  return value instanceof FollowedCall ? value.record() : undefined
+}
