@@ -1,5 +1,5 @@
 import { describeValue } from './internal/describe-value.js'
-import { DIRECT, type DirectDecision } from './internal/direct.js'
+import { DIRECT, type DirectDecision, FOLLOW, type FollowPeer } from './internal/direct.js'
 import type { Coordinator, CoordinatorImpl } from './types.js'
 
 // Symbol.for: a coordinator made by one copy of this package is still
@@ -31,26 +31,30 @@ const BRAND = Symbol.for('@vega/job-coordination/coordinator')
  * ```
  */
 export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordinator {
-  return define(name, impl, undefined)
+  return define(name, impl, undefined, undefined)
 }
 
 /**
  * A built-in of this package: `defineCoordinator` plus the same decision
  * made straight on the kernel's request (see `internal/direct.ts`), kept on
- * the coordinator itself so dispatch finds it with one property read.
+ * the coordinator itself so dispatch finds it with one property read; with
+ * `follow`, also the peer that decision merges a call into, which the kernel
+ * asks before it builds the task.
  */
 export function defineDirectCoordinator(
   name: string,
   impl: CoordinatorImpl,
   direct: DirectDecision,
+  follow?: FollowPeer,
 ): Coordinator {
-  return define(name, impl, direct)
+  return define(name, impl, direct, follow)
 }
 
 function define(
   name: string,
   impl: CoordinatorImpl,
   direct: DirectDecision | undefined,
+  follow: FollowPeer | undefined,
 ): Coordinator {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new TypeError(
@@ -65,6 +69,7 @@ function define(
   const coordinator: Coordinator = { name, coordinate: impl }
   Object.defineProperty(coordinator, BRAND, { value: true })
   if (direct !== undefined) Object.defineProperty(coordinator, DIRECT, { value: direct })
+  if (follow !== undefined) Object.defineProperty(coordinator, FOLLOW, { value: follow })
   return Object.freeze(coordinator)
 }
 

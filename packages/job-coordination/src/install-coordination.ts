@@ -1,6 +1,7 @@
 import type { Plugin } from '@vega/job-core'
 import { dispatchToCoordinator } from './coordinator-adapter.js'
 import { coordinationTag } from './internal/coordination-tag.js'
+import { followOf } from './internal/direct.js'
 import { createScope } from './internal/scope.js'
 
 /**
@@ -20,6 +21,11 @@ export const installCoordination: Plugin = Object.freeze({
   name: 'installCoordination',
   install(host) {
     const scope = createScope(host)
-    host.claim(coordinationTag, (request) => dispatchToCoordinator(scope, request))
+    host.claim(coordinationTag, (request) => dispatchToCoordinator(scope, request), {
+      // A call its coordinator merges into a live peer ends before the kernel
+      // builds its task (when nobody listens: no events to tell the difference).
+      followPeer: (binding) => followOf(binding.coordinator)?.(scope, binding.hash),
+      followReason: 'dedupe',
+    })
   },
 } satisfies Plugin)

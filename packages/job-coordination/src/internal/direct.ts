@@ -1,4 +1,4 @@
-import type { DispatchRequest } from '@vega/job-core'
+import type { DispatchRequest, Task } from '@vega/job-core'
 import type { Coordinator } from '../types.js'
 import type { CoordinationBinding } from './coordination-tag.js'
 import type { CoordinationScope } from './scope.js'
@@ -21,6 +21,21 @@ export type DirectDecision = (
  * goes through the protocol, since its decision expects that copy's scope.
  */
 export const DIRECT: unique symbol = Symbol('@vega/job-coordination/direct')
+
+/**
+ * A direct coordinator's answer to "which live peer would this call be
+ * merged into?", asked by the kernel before it builds the task (core's
+ * `ClaimOptions.followPeer`). It must name exactly the peer the direct
+ * decision would `follow`, or `undefined` when that decision would do
+ * anything else.
+ */
+export type FollowPeer = (scope: CoordinationScope, hash: string) => Task<unknown> | undefined
+
+export const FOLLOW: unique symbol = Symbol('@vega/job-coordination/follow')
+
+export function followOf(coordinator: Coordinator): FollowPeer | undefined {
+  return (coordinator as { [FOLLOW]?: FollowPeer })[FOLLOW]
+}
 
 export function directOf(coordinator: Coordinator): DirectDecision | undefined {
   return (coordinator as { [DIRECT]?: DirectDecision })[DIRECT]

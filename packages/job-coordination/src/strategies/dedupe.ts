@@ -39,4 +39,6 @@ export const dedupeCoordinator: Coordinator = defineDirectCoordinator(
     }
     return request.follow(leader, 'dedupe')
   },
+  // Asked before the task is built: the leader the decision above follows.
+  (scope, hash) => scope.firstOf(hash),
 )
