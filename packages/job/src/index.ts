@@ -38,6 +38,7 @@ export {
   type BackendJob,
   CancelledError,
   type CancelReason,
+  type ClaimOptions,
   type Clock,
   type CustomEventDraft,
   cancelAll,
