@@ -39,7 +39,12 @@ export interface Backend {
   enqueue(job: BackendJob): void
   /** Removes a job that waits for a slot. The kernel calls it only for a job it enqueued that has not started. */
   withdraw(job: BackendJob): void
-  /** A started job's body has exited (returned, threw, or finally left after a cancel). */
+  /**
+   * A started job's body has exited (returned, threw, or finally left after
+   * a cancel), or a job started after its withdrawal was handed straight
+   * back. `job` is the very object `enqueue` received, so a backend may key
+   * its bookkeeping on it.
+   */
   release(job: BackendJob): void
   /** Registers a hook that `cancelAll` runs before it cancels anything. Returns its remover. */
   onPreCancel(hook: () => void): () => void

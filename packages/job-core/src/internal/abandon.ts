@@ -29,7 +29,7 @@ function abandonBody(task: TaskRecord, job: AttemptJob): void {
   core.shutdown?.bodyAbandoned()
   if (core.bus.active) core.bus.emit({ type: 'task:abandoned', taskId: task.id })
   bodyLeft(task)
-  core.backend.release(job)
+  core.backend.release(job.ticket)
   core.checkIdle()
 }
 

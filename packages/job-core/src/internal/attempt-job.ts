@@ -5,8 +5,9 @@ import type { TaskContextImpl } from './task-context.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
- * One attempt of a task: what the backend queues and starts, and, once its
- * body runs, the body's context, timer and slot. An attempt that no longer
+ * One attempt of a task: its body's context, timer and slot, and for a
+ * retry also what the backend queues and starts (a first attempt waits in
+ * the backend as the task's record and gets its job when it starts). An attempt that no longer
  * decides its task (cancelled, timed out) keeps its slot until its body
  * leaves: the honest slot.
  */
@@ -25,13 +26,20 @@ export class AttemptJob implements BackendJob {
   /** The `timeout.queue` timer while waiting, then the `timeout.attempt` timer while running. */
   timer: TimerHandle | undefined = undefined
   context: TaskContextImpl | undefined = undefined
+  /**
+   * What the backend was handed for this attempt and gets back in
+   * `release`: the task's record for its first attempt (see
+   * `TaskRecord.start`), this job for a retry.
+   */
+  readonly ticket: BackendJob
 
   static {
     recordOfJob = (job) => job.#task
   }
 
-  constructor(task: TaskRecord) {
+  constructor(task: TaskRecord, ticket?: BackendJob) {
     this.#task = task
+    this.ticket = ticket ?? this
   }
 
   get task(): Task<unknown> {

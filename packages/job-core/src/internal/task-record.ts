@@ -1,8 +1,9 @@
+import type { BackendJob } from '../backend.js'
 import { IllegalStateError } from '../errors.js'
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import { isLegalTransition, type TaskState } from '../task-state.js'
-import type { AttemptJob } from './attempt-job.js'
+import { AttemptJob } from './attempt-job.js'
 import { readBindings, type TaskBindings } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
@@ -48,7 +49,7 @@ export type TransitionExtra = Pick<
  * here; what few tasks need (children, callbacks, timers of parked stages)
  * lives in `extras`, allocated on first use.
  */
-export class TaskRecord {
+export class TaskRecord implements BackendJob {
   readonly id: number
   readonly core: RuntimeCore
   /** The taskFn as passed to `run()` (tags included). */
@@ -140,6 +141,45 @@ export class TaskRecord {
   // biome-ignore lint/suspicious/noThenProperty: the adoption step of the own promise, on an internal object.
   then(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
     adoptOwn(this, resolve, reject)
+  }
+
+  // The record is what the backend queues for the first attempt: a task
+  // that waits then holds no job of its own (56 B). A retry queues an
+  // AttemptJob, so a late grant of an earlier attempt can never start it.
+
+  /** `BackendJob.task`: the handle, as the backend may show it. */
+  get task(): Task<unknown> {
+    return this.handle
+  }
+
+  /** `BackendJob.priority`. */
+  get priority(): number {
+    return this.options.priority
+  }
+
+  /** Waiting as its own ticket: queued for the first attempt and not started yet. */
+  get waitsAsTicket(): boolean {
+    return this.job === undefined && this.state === 'queued'
+  }
+
+  /** `BackendJob.start`: the backend grants the first attempt a slot. */
+  start(): void {
+    const core = this.core
+    if (!this.waitsAsTicket) {
+      // Withdrawn (the task ended) after the backend picked it.
+      core.backend.release(this)
+      return
+    }
+    const job = new AttemptJob(this, this)
+    job.phase = 'started'
+    this.job = job
+    const extras = this.extras
+    if (extras?.stageTimer !== undefined) {
+      // The queue timeout.
+      core.clock.clearTimeout(extras.stageTimer)
+      extras.stageTimer = undefined
+    }
+    core.advance(this)
   }
 
   /** Changes the state, refusing illegal transitions, and reports it on the bus. */

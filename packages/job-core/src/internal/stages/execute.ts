@@ -135,7 +135,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   core.runningBodies--
   if (exiting) core.exitingBodies--
   bodyLeft(task)
-  core.backend.release(job)
+  core.backend.release(job.ticket)
   core.checkIdle()
 }
 

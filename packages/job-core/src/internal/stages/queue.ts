@@ -1,6 +1,7 @@
 import { AttemptJob } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
 import { overflowed } from '../overflow.js'
+import { extrasOf } from '../task-extras.js'
 import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { type Advance, EXECUTE, type StageResult } from './stage.js'
@@ -12,13 +13,19 @@ import { type Advance, EXECUTE, type StageResult } from './stage.js'
  */
 export function queue(task: TaskRecord, _advance: Advance): StageResult {
   task.moveTo('queued')
-  const job = new AttemptJob(task)
-  task.job = job
   task.stage = EXECUTE
   const limit = task.options.timeouts?.queue
-  if (limit !== undefined) armQueueTimeout(task, job, limit)
   const core = task.core
-  core.backend.enqueue(job)
+  if (task.attempt === 0) {
+    // The first attempt waits as the record itself (see TaskRecord.start).
+    if (limit !== undefined) armQueueTimeout(task, undefined, limit)
+    core.backend.enqueue(task)
+  } else {
+    const job = new AttemptJob(task)
+    task.job = job
+    if (limit !== undefined) armQueueTimeout(task, job, limit)
+    core.backend.enqueue(job)
+  }
   // Backpressure applies to new work only, once the backend has started what fits.
   if (core.queuedTasks > core.control.maxQueued && task.state === 'queued' && task.attempt === 0) {
     overflowed(task)
@@ -28,7 +35,15 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
 
 // Its own function: a closure over queue()'s locals would cost every queued
 // task a context, also without a queue timeout.
-function armQueueTimeout(task: TaskRecord, job: AttemptJob, limit: number): void {
+function armQueueTimeout(task: TaskRecord, job: AttemptJob | undefined, limit: number): void {
+  if (job === undefined) {
+    const extras = extrasOf(task)
+    extras.stageTimer = armTimeout(task, 'queue', limit, (error) => {
+      extras.stageTimer = undefined
+      failTask(task, error)
+    })
+    return
+  }
   job.timer = armTimeout(task, 'queue', limit, (error) => {
     job.timer = undefined
     failTask(task, error)

@@ -62,7 +62,7 @@ export function leaveStage(task: TaskRecord): void {
   if (job !== undefined && job.phase === 'waiting') {
     task.job = undefined
     job.withdraw()
-  }
+  } else if (task.waitsAsTicket) task.core.backend.withdraw(task)
   const extras = task.extras
   if (extras === undefined) return
   extras.retryAfterStale = undefined

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest'
+import { type Backend, type BackendJob, createRuntime, run } from '../src/index.js'
+import { flush, gate } from './helpers.js'
+
+// What a custom backend can rely on (backend.ts): one job per attempt,
+// `release` with the very job it was handed, `withdraw` before a start that
+// will not come, and a start after withdrawal handed straight back.
+
+/** A FIFO with one slot that records every call the kernel makes. */
+function recordingBackend() {
+  const log: string[] = []
+  const names = new Map<BackendJob, string>()
+  const nameOf = (job: BackendJob) => {
+    let name = names.get(job)
+    if (name === undefined) {
+      name = `job${names.size + 1}(#${job.task.id})`
+      names.set(job, name)
+    }
+    return name
+  }
+  const waiting: BackendJob[] = []
+  let running = 0
+  const pump = () => {
+    while (running < 1 && waiting.length > 0) {
+      running++
+      const job = waiting.shift()!
+      log.push(`start ${nameOf(job)}`)
+      job.start()
+    }
+  }
+  const backend: Backend = {
+    enqueue(job) {
+      log.push(`enqueue ${nameOf(job)} p=${job.priority}`)
+      waiting.push(job)
+      pump()
+    },
+    withdraw(job) {
+      log.push(`withdraw ${nameOf(job)}`)
+      // Lazy, as a real backend may be: the entry stays and is started later.
+    },
+    release(job) {
+      log.push(`release ${nameOf(job)}`)
+      running--
+      pump()
+    },
+    onPreCancel: () => () => {},
+    preCancel() {},
+    get queued() {
+      return waiting.length
+    },
+    get running() {
+      return running
+    },
+  }
+  return { backend, log }
+}
+
+describe('the backend contract', () => {
+  it('each attempt is one job, released as the job it was enqueued as', async () => {
+    const { backend, log } = recordingBackend()
+    const runtime = createRuntime({ backend })
+    let calls = 0
+    const flaky = run(
+      runtime,
+      () => {
+        calls++
+        if (calls === 1) throw new Error('first attempt fails')
+        return 'ok'
+      },
+      { retry: { attempts: 2, delay: 0 }, priority: 3 },
+    )
+    expect(await flaky).toBe('ok')
+    expect(log).toEqual([
+      'enqueue job1(#1) p=3',
+      'start job1(#1)',
+      'release job1(#1)',
+      'enqueue job2(#1) p=3',
+      'start job2(#1)',
+      'release job2(#1)',
+    ])
+  })
+
+  it('a job shows its task, priority and taskFn', async () => {
+    const seen: BackendJob[] = []
+    const { backend } = recordingBackend()
+    const enqueue = backend.enqueue.bind(backend)
+    backend.enqueue = (job) => {
+      seen.push(job)
+      enqueue(job)
+    }
+    const runtime = createRuntime({ backend })
+    const body = () => 1
+    const task = run(runtime, body, { priority: -2 })
+    await task
+    expect(seen).toHaveLength(1)
+    expect(seen[0]!.task).toBe(task)
+    expect(seen[0]!.priority).toBe(-2)
+    expect(seen[0]!.taskFn).toBe(body)
+  })
+
+  it('a job withdrawn while waiting and started later gives its slot straight back', async () => {
+    const { backend, log } = recordingBackend()
+    const runtime = createRuntime({ backend })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    let secondRan = false
+    const second = run(runtime, () => {
+      secondRan = true
+    })
+    const third = run(runtime, () => 'third')
+    second.cancel()
+    door.open()
+    await first
+    expect(await third).toBe('third')
+    await flush()
+    expect(secondRan).toBe(false)
+    expect(second.state).toBe('cancelled')
+    expect(log).toEqual([
+      'enqueue job1(#1) p=0',
+      'start job1(#1)',
+      'enqueue job2(#2) p=0',
+      'enqueue job3(#3) p=0',
+      'withdraw job2(#2)',
+      'release job1(#1)',
+      'start job2(#2)',
+      'release job2(#2)',
+      'start job3(#3)',
+      'release job3(#3)',
+    ])
+  })
+
+  it('a queue timeout withdraws the first attempt and fails the task', async () => {
+    const { backend, log } = recordingBackend()
+    const runtime = createRuntime({ backend })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    const late = run(runtime, () => 'never', { timeout: { queue: 5 } })
+    await expect(late.promise).rejects.toMatchObject({ name: 'TimeoutError' })
+    expect(log).toContain('withdraw job2(#2)')
+    door.open()
+    await first
+  })
+})
