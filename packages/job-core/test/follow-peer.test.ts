@@ -144,7 +144,7 @@ describe('ClaimOptions.followPeer: a call merged before its task is built', () =
       },
     }
     const runtime = createRuntime({ plugins: [flightWithHost.plugin, watcher] })
-    const door = gate()
+    const door = gate<string>()
     const leader = run(
       runtime,
       flight('k', () => door.promise),
@@ -159,8 +159,13 @@ describe('ClaimOptions.followPeer: a call merged before its task is built', () =
     host.onExited(merged, (task) => seen.push(`exited #${task.id}`))
     expect(host.owns(merged)).toBe(true)
     expect(seen).toEqual([`settled #${merged.id} cancelled`, `exited #${merged.id}`])
-    door.open()
+    merged.cancel()
+    expect(merged.state).toBe('cancelled')
+    door.open('done')
     await leader
+    expect(await merged.finally(() => seen.push('finally'))).toBe('done')
+    expect(await merged.catch(() => 'caught')).toBe('done')
+    expect(seen.at(-1)).toBe('finally')
   })
 
   it('takes the long way whenever the difference could show', async () => {
