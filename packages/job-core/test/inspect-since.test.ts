@@ -75,3 +75,37 @@ describe.each([{ listening: false }, { listening: true }])(
     })
   },
 )
+
+describe('clock readings for since, nobody listening', () => {
+  it('a task started at once reads the clock once; one that waits, once when queued and once when started', async () => {
+    const clock = createTestClock({ now: 5_000 })
+    let reads = 0
+    const counted = {
+      now: () => {
+        reads++
+        return clock.now()
+      },
+      setTimeout: clock.setTimeout,
+      clearTimeout: clock.clearTimeout,
+    }
+    const runtime = createRuntime({ clock: counted, concurrency: 1 })
+    const door = gate()
+    reads = 0
+    const first = run(runtime, () => door.promise)
+    expect(first.state).toBe('running')
+    expect(reads).toBe(1)
+    await clock.advance(10)
+    reads = 0
+    const waiting = run(runtime, () => 'done')
+    expect(waiting.state).toBe('queued')
+    expect(reads).toBe(1)
+    expect(sinceOf(runtime, waiting.id)).toBe(5_010)
+    await clock.advance(5)
+    reads = 0
+    door.open()
+    await first
+    expect(await waiting).toBe('done')
+    // The waiting task's start; endings read nothing.
+    expect(reads).toBe(1)
+  })
+})

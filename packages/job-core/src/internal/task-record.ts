@@ -195,8 +195,12 @@ export class TaskRecord implements BackendJob {
     if (!bus.active) {
       // Only a live task's time is ever read (inspect lists live tasks): an
       // ending nobody listens to skips the clock, which costs a merged call
-      // as much as the rest of its merge.
-      if (to !== 'success' && to !== 'error' && to !== 'cancelled') {
+      // as much as the rest of its merge. Entering the queue defers its
+      // reading to the queue stage, after the backend had its say: a task
+      // started at once reads the clock once, for `running` (a reading costs
+      // 60–80 ns on a VM, a third of a synchronous task's kernel time).
+      if (to === 'queued') this.sinceOffset = undefined
+      else if (to !== 'success' && to !== 'error' && to !== 'cancelled') {
         this.sinceOffset = sinceOffsetAt(core, core.clock.now())
       }
       return

@@ -2,7 +2,7 @@ import { AttemptJob } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
 import { overflowed } from '../overflow.js'
 import { extrasOf } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
+import { sinceOffsetAt, type TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { type Advance, EXECUTE, type StageResult } from './stage.js'
 
@@ -25,6 +25,10 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
     task.job = job
     if (limit !== undefined) armQueueTimeout(task, job, limit)
     core.backend.enqueue(job)
+  }
+  // Still waiting: the time it entered the queue (moveTo left it unread).
+  if (task.sinceOffset === undefined && task.state === 'queued') {
+    task.sinceOffset = sinceOffsetAt(core, core.clock.now())
   }
   // Backpressure applies to new work only, once the backend has started what fits.
   if (core.queuedTasks > core.control.maxQueued && task.state === 'queued' && task.attempt === 0) {
