@@ -68,8 +68,11 @@ export function enterBody(job: AttemptJob): void {
   // Armed from inside the body's context, so a retry it causes keeps that context.
   if (limit !== undefined) armAttemptTimeout(task, job, context, limit)
   let result: unknown
+  // Called as a plain function: `task.body(context)` would hand a
+  // `function` body the task's record as `this`.
+  const body = task.body
   try {
-    result = task.body(context)
+    result = body(context)
   } catch (error) {
     bodyExited(job, error, true)
     return
