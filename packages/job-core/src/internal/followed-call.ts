@@ -16,15 +16,22 @@ import { TaskRecord } from './task-record.js'
  * caller rarely does. A burst of calls on one key thus costs a lookup and
  * this object each, not a pipeline.
  */
+let readFollowed: (value: object) => TaskRecord | undefined
+
 export class FollowedCall<T> implements Task<T> {
-  readonly id: number
-  readonly cancelledBy: number
-  readonly cancelReason: CancelReason
+  readonly #id: number
+  readonly #cancelledBy: number
+  readonly #reason: CancelReason
   readonly #promise: Promise<T>
   readonly #core: RuntimeCore
   readonly #taskFn: TaskFn<unknown>
   readonly #options: ResolvedRunOptions
   #record: TaskRecord | undefined = undefined
+
+  static {
+    readFollowed = (value) =>
+      #id in value ? (value as FollowedCall<unknown>).#recordOf() : undefined
+  }
 
   constructor(
     core: RuntimeCore,
@@ -33,14 +40,26 @@ export class FollowedCall<T> implements Task<T> {
     peer: TaskRecord,
     reason: CancelReason,
   ) {
-    this.id = core.nextTaskId++
+    this.#id = core.nextTaskId++
     this.#core = core
     this.#taskFn = taskFn
     this.#options = options
-    this.cancelledBy = peer.id
-    this.cancelReason = reason
+    this.#cancelledBy = peer.id
+    this.#reason = reason
     // Read now, as request.follow reads it: the peer is observed from here on.
     this.#promise = peer.handle.promise as Promise<T>
+  }
+
+  get id(): number {
+    return this.#id
+  }
+
+  get cancelReason(): CancelReason {
+    return this.#reason
+  }
+
+  get cancelledBy(): number {
+    return this.#cancelledBy
   }
 
   get label(): string | undefined {
@@ -79,12 +98,13 @@ export class FollowedCall<T> implements Task<T> {
   cancel(): void {}
 
   /** The ended record of this call, made on first request and kept. */
-  record(): TaskRecord {
+  #recordOf(): TaskRecord {
     if (this.#record !== undefined) return this.#record
-    const task = new TaskRecord(this.#core, this.#taskFn, this.#options, this.id)
+    const id = this.#id
+    const task = new TaskRecord(this.#core, this.#taskFn, this.#options, id)
     task.handle = this
     task.state = 'cancelled'
-    task.outcome = new CancelledOutcome(this.cancelReason, this.id, this.cancelledBy, undefined)
+    task.outcome = new CancelledOutcome(this.#reason, id, this.#cancelledBy, undefined)
     task.caller = this.#promise
     task.observed = true
     this.#record = task
@@ -117,7 +137,7 @@ export function followedCall(
   return new FollowedCall(core, taskFn, options, peer, claim!.followReason)
 }
 
-/** The record behind a followed call; `undefined` for any other value. */
+/** The record behind a followed call (made on first request); `undefined` for any other value. */
 export function followedRecord(value: object): TaskRecord | undefined {
-  return value instanceof FollowedCall ? value.record() : undefined
+  return readFollowed(value)
 }
