@@ -70,7 +70,9 @@ export function createTestClock(options: { now?: number | undefined } = {}): Tes
   const fire = async (timer: FakeTimer) => {
     timers.delete(timer.id)
     now = Math.max(now, timer.due)
-    timer.callback()
+    // A plain call, as for any timer callback: no internal object as `this`.
+    const callback = timer.callback
+    callback()
     await flushPromises()
   }
 
