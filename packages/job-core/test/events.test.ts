@@ -109,6 +109,58 @@ describe('the event bus', () => {
     getEventBus(runtime).emit({ type: 'x:y' })
     expect(calls).toEqual(['a', 'b', 'a'])
   })
+
+  it('subscribing during delivery neither delivers that event to the newcomer nor skips it later', () => {
+    const runtime = createRuntime()
+    const calls: string[] = []
+    let subscribed = false
+    subscribe(runtime, (e) => {
+      calls.push(`a${e.seq}`)
+      if (subscribed) return
+      subscribed = true
+      subscribe(runtime, (later) => calls.push(`c${later.seq}`))
+    })
+    getEventBus(runtime).emit({ type: 'x:y' })
+    getEventBus(runtime).emit({ type: 'x:y' })
+    expect(calls).toEqual(['a1', 'a2', 'c2'])
+  })
+
+  it('at never decreases along seq, and each event of a task is stamped when it happens', async () => {
+    // A clock that moves on every reading: any event stamped from an older
+    // reading than the event before it would show here.
+    let ms = 0
+    const clock = {
+      now: () => ++ms,
+      setTimeout: (callback: () => void, delay: number) => setTimeout(callback, delay),
+      clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    }
+    const runtime = createRuntime({ clock, concurrency: 1 })
+    const events: Array<{ seq: number; at: number; type: string }> = []
+    subscribe(runtime, (e) => {
+      events.push({ seq: e.seq, at: e.at, type: e.type })
+      // A diagnostic emitted from inside a delivery is stamped in between.
+      if (e.type === 'task:created' && e.taskId === 2) {
+        getEventBus(runtime).emit({ type: 'test:ping', n: 2 })
+      }
+    })
+    const first = run(runtime, () => new Promise<void>((resolve) => setTimeout(resolve, 1)))
+    const second = run(runtime, () => 2)
+    second.cancel()
+    const third = run(runtime, () => 3)
+    await first
+    expect(await third).toBe(3)
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+    for (let i = 1; i < events.length; i++) {
+      expect(events[i]!.at, `${events[i]!.type} #${events[i]!.seq}`).toBeGreaterThanOrEqual(
+        events[i - 1]!.at,
+      )
+    }
+    // The ping is stamped after task 2's creation, and task 2's first transition after the ping.
+    const ping = events.findIndex((e) => e.type === 'test:ping')
+    expect(events[ping - 1]!.type).toBe('task:created')
+    expect(events[ping]!.at).toBeGreaterThan(events[ping - 1]!.at)
+    expect(events[ping + 1]!.at).toBeGreaterThan(events[ping]!.at)
+  })
 })
 
 describe('the runtime inspector', () => {
