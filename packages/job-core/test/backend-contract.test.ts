@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { type Backend, type BackendJob, createRuntime, run } from '../src/index.js'
+import {
+  type Backend,
+  type BackendJob,
+  createRuntime,
+  inspect,
+  type PluginHost,
+  run,
+  subscribe,
+} from '../src/index.js'
 import { flush, gate } from './helpers.js'
 
 // What a custom backend can rely on (backend.ts): one job per attempt,
@@ -139,5 +147,35 @@ describe('the backend contract', () => {
     expect(log).toContain('withdraw job2(#2)')
     door.open()
     await first
+  })
+})
+
+describe('a task ended by a listener of its own queued transition', () => {
+  it('is never handed to the backend, and nothing leaks', async () => {
+    const { backend, log } = recordingBackend()
+    let host!: PluginHost
+    const runtime = createRuntime({
+      backend,
+      plugins: [{ name: 'host', install: (h) => void (host = h) }],
+    })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    let victimId = -1
+    subscribe(runtime, (event) => {
+      if (event.type === 'task:transition' && event.taskId === victimId && event.to === 'queued') {
+        // run() has not returned the task yet: reach it as a plugin would.
+        for (const task of host.liveTasks()) if (task.id === victimId) task.cancel()
+      }
+    })
+    victimId = first.id + 1
+    const victim = run(runtime, () => 'never')
+    expect(victim.state).toBe('cancelled')
+    const after = run(runtime, () => 'after')
+    door.open()
+    await first
+    expect(await after).toBe('after')
+    await expect(victim.promise).rejects.toMatchObject({ name: 'CancelledError' })
+    expect(log.some((line) => line.includes(`(#${victimId})`))).toBe(false)
+    expect(inspect(runtime).sizes).toMatchObject({ liveTasks: 0, queued: 0, slotsInUse: 0 })
   })
 })

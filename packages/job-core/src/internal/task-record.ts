@@ -10,7 +10,7 @@ import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
-import type { StageIndex } from './stages/stage.js'
+import { EXECUTE, type StageIndex } from './stages/stage.js'
 import type { TaskExtras } from './task-extras.js'
 
 /**
@@ -157,9 +157,13 @@ export class TaskRecord implements BackendJob {
     return this.options.priority
   }
 
-  /** Waiting as its own ticket: queued for the first attempt and not started yet. */
+  /**
+   * Waiting as its own ticket: queued for the first attempt and handed to
+   * the backend (the queue stage moves on to EXECUTE just before), not
+   * started yet.
+   */
   get waitsAsTicket(): boolean {
-    return this.job === undefined && this.state === 'queued'
+    return this.job === undefined && this.state === 'queued' && this.stage === EXECUTE
   }
 
   /** `BackendJob.start`: the backend grants the first attempt a slot. */

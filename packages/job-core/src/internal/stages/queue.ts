@@ -13,6 +13,8 @@ import { type Advance, EXECUTE, type StageResult } from './stage.js'
  */
 export function queue(task: TaskRecord, _advance: Advance): StageResult {
   task.moveTo('queued')
+  // A listener of that transition may have ended the task: nothing to enqueue.
+  if (task.outcome !== undefined) return 'ended'
   task.stage = EXECUTE
   const limit = task.options.timeouts?.queue
   const core = task.core
