@@ -110,7 +110,7 @@ describe('BinaryHeap', () => {
         for (const step of ops) {
           if ('push' in step) {
             const id = seq++
-            heap.push(id, step.push, id)
+            heap.push(id, step.push)
             model.push({ id, priority: step.push, seq: id })
           } else {
             const expected = model.length === 0 ? undefined : model.splice(bestIndex(model), 1)[0]
@@ -130,7 +130,7 @@ describe('BinaryHeap', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fewPriorities, fc.boolean()), { maxLength: 300 }), (spec) => {
         const heap = new BinaryHeap<number>()
-        for (const [id, [priority]] of spec.entries()) heap.push(id, priority, id)
+        for (const [id, [priority]] of spec.entries()) heap.push(id, priority)
         heap.retain((id) => (spec[id] as [number, boolean])[1])
         const kept = spec.flatMap(([priority, keep], id) =>
           keep ? [{ id, priority, seq: id }] : [],

@@ -1,9 +1,7 @@
 /**
  * A binary max-heap over (priority, arrival): `pop` returns the entry with the
- * highest priority, and among equal priorities the earliest arrival. O(log n)
- * push and pop, whatever the number of distinct priorities. The caller numbers
- * arrivals (distinct, increasing), so entries can move between this heap and
- * other structures without losing their place.
+ * highest priority, and among equal priorities the one pushed first. O(log n)
+ * push and pop, whatever the number of distinct priorities.
  *
  * Entries live in three parallel arrays rather than one object each, so a
  * queued entry costs no allocation and sifting moves plain values.
@@ -11,8 +9,9 @@
 export class BinaryHeap<T> {
   private items: T[] = []
   private priorities: number[] = []
-  // The tie-break that keeps equal priorities FIFO.
+  // Arrival order within the heap, the tie-break that keeps equal priorities FIFO.
   private arrivals: number[] = []
+  private nextArrival = 0
   // The largest size since the arrays were last replaced (see `reset`).
   private peak = 0
 
@@ -20,18 +19,9 @@ export class BinaryHeap<T> {
     return this.items.length
   }
 
-  /** The first entry's priority; only while `size > 0`. */
-  get topPriority(): number {
-    return this.priorities[0] as number
-  }
-
-  /** The first entry's arrival; only while `size > 0`. */
-  get topArrival(): number {
-    return this.arrivals[0] as number
-  }
-
-  push(item: T, priority: number, arrival: number): void {
+  push(item: T, priority: number): void {
     const { items, priorities, arrivals } = this
+    const arrival = this.nextArrival++
     let i = items.length
     if (i >= this.peak) this.peak = i + 1
     // Sift up with a hole: move parents down until the new entry's place is found.
@@ -101,11 +91,11 @@ export class BinaryHeap<T> {
   }
 
   /**
-   * Where the entry that would come out last among those `live` accepts sits
-   * (the lowest priority, and within it the earliest arrival), or -1. O(n);
-   * for rare callers (dropping the oldest of the lowest on overflow).
+   * The entry that would come out last among those `live` accepts: the lowest
+   * priority, and within it the earliest arrival. O(n); for rare callers
+   * (dropping the oldest of the lowest on overflow).
    */
-  lowest(live: (item: T) => boolean): number {
+  last(live: (item: T) => boolean): T | undefined {
     const { items, priorities, arrivals } = this
     let found = -1
     for (let i = 0; i < items.length; i++) {
@@ -119,20 +109,7 @@ export class BinaryHeap<T> {
         found = i
       }
     }
-    return found
-  }
-
-  /** The entry at `index` (as {@link BinaryHeap.lowest} returns it). */
-  itemAt(index: number): T {
-    return this.items[index] as T
-  }
-
-  priorityAt(index: number): number {
-    return this.priorities[index] as number
-  }
-
-  arrivalAt(index: number): number {
-    return this.arrivals[index] as number
+    return found === -1 ? undefined : items[found]
   }
 
   /** Drops every entry. */
@@ -179,8 +156,10 @@ export class BinaryHeap<T> {
     arrivals[i] = arrival
   }
 
-  // Empty: arrays that once held many entries are replaced so their capacity goes.
+  // Empty: arrivals restart at 0 (they only order entries present together),
+  // and arrays that once held many entries are replaced so their capacity goes.
   private reset(): void {
+    this.nextArrival = 0
     if (this.peak > 1024) {
       this.items = []
       this.priorities = []

@@ -1,5 +1,5 @@
 import { ArrayQueue } from './array-queue.js'
-import { PriorityOrder } from './priority-order.js'
+import { BinaryHeap } from './binary-heap.js'
 
 /** Withdrawn entries tolerated before a sweep, however few are live. */
 const SWEEP_FLOOR = 64
@@ -10,10 +10,10 @@ const SWEEP_FLOOR = 64
  *
  * While everything queued shares one priority (the common case: nobody passes
  * `priority`) entries sit in a plain FIFO. The first entry with another
- * priority moves them into a {@link PriorityOrder} (each moves once, in order,
- * at O(1) since they tie), which serves until it runs empty; then the FIFO
- * takes over again. Both paths are amortised O(log n) or better per entry,
- * whatever the number of distinct priorities.
+ * priority moves them into a {@link BinaryHeap} (each moves once, in order, at
+ * O(1) since they tie), which serves until it runs empty; then the FIFO takes
+ * over again. Both paths are O(log n) or better per entry, whatever the number
+ * of distinct priorities.
  *
  * `remove` only marks an entry; marked entries are skipped when they reach the
  * front, and swept out once they outnumber the live ones (and exceed
@@ -24,7 +24,7 @@ export class PriorityQueue<T> {
   private readonly fifo = new ArrayQueue<T>()
   // The priority every FIFO entry has; meaningless while the FIFO is empty.
   private fifoPriority = 0
-  private readonly ordered = new PriorityOrder<T>()
+  private readonly heap = new BinaryHeap<T>()
   private readonly removed = new Set<T>()
   // removed.size, kept as a plain field for the hot path.
   private stale = 0
@@ -37,20 +37,20 @@ export class PriorityQueue<T> {
 
   /** Entries held, removed ones included: the memory the queue keeps. */
   get stored(): number {
-    return this.fifo.length + this.ordered.size
+    return this.fifo.length + this.heap.size
   }
 
   push(item: T, priority: number): void {
     // A removed item coming back must not revive its stale entry further ahead.
     if (this.stale > 0 && this.removed.has(item)) this.sweep()
-    if (this.ordered.size > 0) this.ordered.push(item, priority)
+    if (this.heap.size > 0) this.heap.push(item, priority)
     else if (this.fifo.length === 0) {
       this.fifoPriority = priority
       this.fifo.push(item)
     } else if (priority === this.fifoPriority) this.fifo.push(item)
     else {
       this.spill()
-      this.ordered.push(item, priority)
+      this.heap.push(item, priority)
     }
     this.live++
   }
@@ -58,7 +58,7 @@ export class PriorityQueue<T> {
   /** Removes and returns the first live entry, or `undefined` when none waits. */
   shift(): T | undefined {
     while (this.live > 0) {
-      const item = (this.ordered.size > 0 ? this.ordered.pop() : this.fifo.shift()) as T
+      const item = (this.heap.size > 0 ? this.heap.pop() : this.fifo.shift()) as T
       if (this.stale > 0 && this.removed.delete(item)) {
         this.stale--
         continue
@@ -73,7 +73,7 @@ export class PriorityQueue<T> {
   /** The longest-waiting live entry of the lowest priority (what `drop-oldest` drops), or `undefined`. O(n). */
   lowest(): T | undefined {
     const live = (item: T) => this.stale === 0 || !this.removed.has(item)
-    return this.ordered.size > 0 ? this.ordered.last(live) : this.fifo.find(live)
+    return this.heap.size > 0 ? this.heap.last(live) : this.fifo.find(live)
   }
 
   /**
@@ -96,7 +96,7 @@ export class PriorityQueue<T> {
     else if (this.stale > SWEEP_FLOOR && this.stale > this.live) this.sweep()
   }
 
-  // The FIFO's entries, all of one priority, move into the ordered part in order.
+  // The FIFO's entries, all of one priority, move into the heap in order.
   private spill(): void {
     const fifo = this.fifo
     const priority = this.fifoPriority
@@ -105,7 +105,7 @@ export class PriorityQueue<T> {
         this.stale--
         continue
       }
-      this.ordered.push(item, priority)
+      this.heap.push(item, priority)
     }
   }
 
@@ -113,7 +113,7 @@ export class PriorityQueue<T> {
     const removed = this.removed
     const keep = (item: T) => !removed.has(item)
     this.fifo.retain(keep)
-    this.ordered.retain(keep)
+    this.heap.retain(keep)
     removed.clear()
     this.stale = 0
   }
@@ -121,7 +121,7 @@ export class PriorityQueue<T> {
   // Nothing live: every entry held is a removed one.
   private clear(): void {
     this.fifo.clear()
-    this.ordered.clear()
+    this.heap.clear()
     this.removed.clear()
     this.stale = 0
   }
