@@ -7,6 +7,7 @@ import { DEFAULT_PARALLELISM, groupOf, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
 import { ExchangeQueue } from './internal/exchange-queue.js'
+import { GroupTable } from './internal/group-table.js'
 import { isThenable } from './internal/is-thenable.js'
 import { LANE_HELD, LaneTask } from './internal/lane-task.js'
 import { type AggregateCounters, defaultNow, StatsRecorder } from './internal/stats-recorder.js'
@@ -230,7 +231,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   private readonly maxInFlight: number
   private readonly ownsSupplier: boolean
   private readonly recorder: StatsRecorder
-  private readonly groups = new Map<number, Group<E>>()
+  private readonly groups: GroupTable<Group<E>>
   private readonly controller = new AbortController()
   private readonly handlerSignals = new WeakMap<AbortSignal, AbortSignal>()
   // The last pair of handlerSignals: exchanges of one aggregate type share it.
@@ -261,6 +262,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       where,
       'options.parallelism',
     )
+    this.groups = new GroupTable<Group<E>>(this.parallelism)
     this.maxInFlight = requirePositiveInteger(
       options.maxInFlight ?? 1024,
       where,
@@ -410,7 +412,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     }
     // One clock read per edge (shared by a burst of admissions): an exchange
     // that starts at once waited 0.
-    const now = this.recorder.admissionTime()
+    const now = this.recorder.sharedNow()
     group.queue.push(exchange, counters, now)
     this.unfinished++
     this.recorder.admitted(counters)
@@ -485,7 +487,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   // the lane in hold(), which runs the group's next exchanges on it for as
   // long as nothing else waits for a lane.
   private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
-    group.startedAt = this.instant ?? this.recorder.now()
+    group.startedAt = this.instant ?? this.recorder.sharedNow()
     const result = this.handle(group.exchange as E, this.handlerSignal(signal))
     if (!isThenable(result)) return result
     void this.hold(group, result, signal)
@@ -533,9 +535,9 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
         lanes.finish(group, ok, value, false)
         return
       }
-      // settled() and runNext() in place. One clock read: the end of this
+      // settled() and runNext() in place. One clock reading: the end of this
       // exchange is the start of the next.
-      const now = recorder.now()
+      const now = recorder.sharedNow()
       recorder.finished(counters, now - group.startedAt, true)
       this.unfinished--
       recorder.started(counters, now - queue.headTime())
@@ -575,8 +577,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     ok: boolean,
     error: unknown,
   ): void {
-    // One clock read: the end of this exchange is the start of the next.
-    const now = this.recorder.now()
+    // One clock reading: the end of this exchange is the start of the next.
+    const now = this.recorder.sharedNow()
     const duration = startedAt === undefined ? undefined : now - startedAt
     this.recorder.finished(counters, duration, ok)
     this.unfinished--

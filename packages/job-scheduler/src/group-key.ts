@@ -61,7 +61,10 @@ export function groupOf(aggregateId: string, parallelism: number): number {
 
 /** {@link groupOf} from an id's Java hash computed earlier. */
 export function groupOfHash(hash: number, parallelism: number): number {
-  // Adding parallelism before the second % makes the result non-negative
-  // (and never -0); the sum stays below 2^32, exact in a double.
-  return ((hash % parallelism) + parallelism) % parallelism
+  // Java's floorMod, with only non-negative operands: for h = -k - 1 < 0,
+  // floorMod(h, p) = p - 1 - (k % p). A remainder of a negative hash can be
+  // -0, which is not a small integer: once V8 has seen one, it computes
+  // every later % here in floating point (an x87 loop as slow as the rest of
+  // an admission). -(hash + 1) is at most 2^31 - 1, still an int32.
+  return hash >= 0 ? hash % parallelism : parallelism - 1 - (-(hash + 1) % parallelism)
 }

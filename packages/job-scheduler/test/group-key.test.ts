@@ -1,5 +1,6 @@
 import os from 'node:os'
 import { describe, expect, it } from 'vitest'
+import { groupOfHash } from '../src/group-key.js'
 import { DEFAULT_PARALLELISM, javaStringHashCode, toGroupKey } from '../src/index.js'
 
 // Computed with java.lang.String#hashCode and Math.floorMod on OpenJDK 17
@@ -114,6 +115,21 @@ describe('toGroupKey', () => {
       const group = toGroupKey(`id-${i}-\u00e9`, 7)
       expect(group).toBeGreaterThanOrEqual(0)
       expect(group).toBeLessThan(7)
+    }
+  })
+
+  it('groupOfHash is floorMod(hash, parallelism) for every int32 hash, at the edges and at random', () => {
+    // The definition, in BigInt so that no float rounding or -0 can hide a slip.
+    const floorMod = (h: number, p: number) =>
+      Number(((BigInt(h) % BigInt(p)) + BigInt(p)) % BigInt(p))
+    const hashes = [0, 1, -1, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31) + 1, 127, -127, -128, 128]
+    for (let i = 0; i < 3000; i++) hashes.push((Math.random() * 2 ** 32) | 0)
+    for (const p of [1, 2, 3, 7, 16, 128, 1000, 65_537, 2 ** 31 - 1]) {
+      for (const h of [...hashes, p, -p, 2 * p, -2 * p, p - 1, -p + 1, -p - 1]) {
+        if (h < -(2 ** 31) || h >= 2 ** 31) continue
+        const group = groupOfHash(h, p)
+        if (!Object.is(group, floorMod(h, p))) expect([h, p, group]).toEqual([h, p, floorMod(h, p)])
+      }
     }
   })
 

@@ -19,6 +19,37 @@ describe('LatencyHistogram', () => {
     }
   })
 
+  it('buckets every sample as its float64 bits say: exponent and top four mantissa bits of ms + 1', () => {
+    // The definition, read off the bits with a DataView.
+    const view = new DataView(new ArrayBuffer(8))
+    const reference = (ms: number): number => {
+      if (ms === 0) return 0
+      view.setFloat64(0, ms + 1)
+      const high = view.getUint32(0)
+      return Math.min(1 + ((high >>> 20) - 1023) * 16 + ((high >>> 16) & 15), 33 * 16)
+    }
+    const samples: number[] = [
+      1e-9,
+      0.0625,
+      1 / 3,
+      14.999,
+      15,
+      2 ** 31 - 1.5,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 33,
+    ]
+    // Both sides of every bucket edge, in every octave, and random values.
+    for (let e = 0; e <= 33; e++) {
+      for (let m = 0; m < 16; m++) {
+        const edge = 2 ** e * (1 + m / 16) - 1
+        samples.push(edge, edge + 2 ** (e - 40), Math.max(edge - 2 ** (e - 40), 1e-12))
+      }
+    }
+    for (let i = 0; i < 5000; i++) samples.push(Math.random() * 10 ** (Math.random() * 10 - 3))
+    for (const ms of samples) expect([ms, bucketOf(ms)]).toEqual([ms, reference(ms)])
+  })
+
   it('clamps samples past its range into the last bucket, and reports the exact maximum', () => {
     const histogram = new LatencyHistogram()
     histogram.record(2 ** 40)

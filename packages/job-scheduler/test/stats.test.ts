@@ -141,7 +141,7 @@ describe('StatsRecorder admission stamps', () => {
       while (defaultNow() < until) {}
     }
     for (let i = 0; i < 33; i++) {
-      stamps.push(recorder.admissionTime())
+      stamps.push(recorder.sharedNow())
       spin(0.05)
     }
     // Readings 0, 16 and 32 are fresh; the others repeat the one before.
@@ -154,7 +154,7 @@ describe('StatsRecorder admission stamps', () => {
     }
     await Promise.resolve()
     spin(0.05)
-    expect(recorder.admissionTime()).toBeGreaterThan(stamps[32]!)
+    expect(recorder.sharedNow()).toBeGreaterThan(stamps[32]!)
   })
 
   it('reads a custom clock at every admission (a test may move it between two dispatches)', () => {
@@ -163,7 +163,7 @@ describe('StatsRecorder admission stamps', () => {
     const stamps: number[] = []
     for (let i = 0; i < 20; i++) {
       t = i * 10
-      stamps.push(recorder.admissionTime())
+      stamps.push(recorder.sharedNow())
     }
     expect(stamps).toEqual(Array.from({ length: 20 }, (_, i) => i * 10))
   })

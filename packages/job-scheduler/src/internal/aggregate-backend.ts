@@ -13,6 +13,7 @@ import { type AggregateBinding, aggregateTag } from '../with-aggregate.js'
 import { InternedBinding } from './binding-cache.js'
 import { createDeferred, type Deferred } from './deferred.js'
 import { ExchangeQueue } from './exchange-queue.js'
+import { GroupTable } from './group-table.js'
 import { LANE_HELD, LaneTask } from './lane-task.js'
 import type { AggregateCounters, StatsRecorder } from './stats-recorder.js'
 
@@ -137,8 +138,7 @@ export class AggregateBackend implements Backend {
   private readonly supplier: AggregateSchedulerSupplier
   private readonly parallelism: number
   private readonly recorder: StatsRecorder
-  readonly now: () => number
-  private readonly groups = new Map<number, Group>()
+  private readonly groups: GroupTable<Group>
   private readonly withdrawn = new Set<BackendJob>()
   // The inner backend knows a forwarded job by its turn; a release that
   // arrives after the turn left (withdrawn, then started anyway by an inner
@@ -163,8 +163,13 @@ export class AggregateBackend implements Backend {
     this.inner = inner
     this.supplier = supplier
     this.parallelism = parallelism
+    this.groups = new GroupTable<Group>(parallelism)
     this.recorder = recorder
-    this.now = recorder.now
+  }
+
+  /** The clock reading of an edge: shared with the other edges of one synchronous stretch (see StatsRecorder.sharedNow). */
+  now(): number {
+    return this.recorder.sharedNow()
   }
 
   get queued(): number {
@@ -210,7 +215,7 @@ export class AggregateBackend implements Backend {
       this.groups.set(key, group)
     }
     const counters = this.recorder.counters(binding.aggregate)
-    const now = this.recorder.admissionTime()
+    const now = this.recorder.sharedNow()
     group.queue.push(job, counters, now)
     group.live++
     this.waiting++

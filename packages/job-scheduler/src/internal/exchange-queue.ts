@@ -2,6 +2,14 @@
 const COMPACT_AT = 4096
 
 /**
+ * The end of a run that is the last one: the largest small integer, so that
+ * comparisons with it stay integer ones. A queue that never empties could
+ * pass it after a billion exchanges; the run is then looked up every time,
+ * still correctly.
+ */
+const OPEN_RUN = 2 ** 30 - 1
+
+/**
  * Admissions into one group less than this many ms apart share one enqueue
  * time (the first one's): a wait is overstated by less than this.
  */
@@ -38,9 +46,16 @@ export class ExchangeQueue<T, K> {
   private tags: K[] = []
   private tagStarts: number[] = []
   private tagHead = 0
+  /**
+   * Where the head's tag run ends (the next run's first sequence number), or
+   * {@link OPEN_RUN} while it is the last run: as long as the head is before
+   * it, `headTag` is a comparison and a read. Likewise `timeEnd`.
+   */
+  private tagEnd = OPEN_RUN
   private times: number[] = []
   private timeStarts: number[] = []
   private timeHead = 0
+  private timeEnd = OPEN_RUN
   size = 0
 
   push(value: T, tag: K, time: number): void {
@@ -52,12 +67,15 @@ export class ExchangeQueue<T, K> {
     if (fresh || tags[tags.length - 1] !== tag) {
       tags.push(tag)
       this.tagStarts.push(seq)
+      // The head's run was the last one: it now ends where this one starts.
+      if (tags.length - 2 === this.tagHead) this.tagEnd = seq
     }
     const times = this.times
     const since = fresh ? -1 : time - (times[times.length - 1] as number)
     if (!(since >= 0 && since < WAIT_RESOLUTION_MS)) {
       times.push(time)
       this.timeStarts.push(seq)
+      if (times.length - 2 === this.timeHead) this.timeEnd = seq
     }
   }
 
@@ -68,20 +86,31 @@ export class ExchangeQueue<T, K> {
 
   /** The tag of the oldest exchange; only while `size > 0`. */
   headTag(): K {
-    const starts = this.tagStarts
-    let at = this.tagHead
-    while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
-    if (at !== this.tagHead) this.tagHead = at
-    return this.tags[at] as K
+    if (this.taken >= this.tagEnd) this.findHeadTag()
+    return this.tags[this.tagHead] as K
   }
 
   /** The enqueue time of the oldest exchange; only while `size > 0`. */
   headTime(): number {
+    if (this.taken >= this.timeEnd) this.findHeadTime()
+    return this.times[this.timeHead] as number
+  }
+
+  // The head has left its run: find the run it is in now, and where that ends.
+  private findHeadTag(): void {
+    const starts = this.tagStarts
+    let at = this.tagHead
+    while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
+    this.tagHead = at
+    this.tagEnd = at + 1 < starts.length ? (starts[at + 1] as number) : OPEN_RUN
+  }
+
+  private findHeadTime(): void {
     const starts = this.timeStarts
     let at = this.timeHead
     while (at + 1 < starts.length && (starts[at + 1] as number) <= this.taken) at++
-    if (at !== this.timeHead) this.timeHead = at
-    return this.times[at] as number
+    this.timeHead = at
+    this.timeEnd = at + 1 < starts.length ? (starts[at + 1] as number) : OPEN_RUN
   }
 
   /** Removes the oldest exchange; read its tag and time first. */
@@ -118,9 +147,11 @@ export class ExchangeQueue<T, K> {
     this.tags.length = 0
     this.tagStarts.length = 0
     this.tagHead = 0
+    this.tagEnd = OPEN_RUN
     this.times.length = 0
     this.timeStarts.length = 0
     this.timeHead = 0
+    this.timeEnd = OPEN_RUN
   }
 
   // Each consumed front cut is at least half of its array: one native move.
@@ -128,8 +159,9 @@ export class ExchangeQueue<T, K> {
     this.values.splice(0, this.head)
     this.head = 0
     // Runs behind the head's own are consumed; only many sparse times pile up.
-    this.headTag()
-    this.headTime()
+    // (Run ends are sequence numbers, which a cut leaves as they are.)
+    this.findHeadTag()
+    this.findHeadTime()
     if (this.timeHead >= COMPACT_AT) {
       this.times.splice(0, this.timeHead)
       this.timeStarts.splice(0, this.timeHead)

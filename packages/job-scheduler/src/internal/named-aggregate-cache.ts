@@ -29,13 +29,21 @@ export function namedAggregateOf(value: NamedAggregateLike): NamedAggregate {
       canonicalOf(toNamedAggregate(value))
     )
   }
+  // A service names one aggregate type at a time, usually with one string
+  // constant: identical strings compare by reference, before any map read.
+  if (value === lastString) return lastParsed as NamedAggregate
   let named = parsed.get(value)
   if (named === undefined) {
     named = canonicalOf(toNamedAggregate(value))
     if (parsed.size < MAX_CACHED) parsed.set(value, named)
   }
+  lastString = value
+  lastParsed = named
   return named
 }
+
+let lastString: string | undefined
+let lastParsed: NamedAggregate | undefined
 
 function canonicalOf(named: NamedAggregate): NamedAggregate {
   const known = canonical.get(named.contextName, named.aggregateName)
