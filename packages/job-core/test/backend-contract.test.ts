@@ -3,6 +3,7 @@ import {
   type Backend,
   type BackendJob,
   createRuntime,
+  createTestClock,
   inspect,
   type PluginHost,
   run,
@@ -177,5 +178,44 @@ describe('a task ended by a listener of its own queued transition', () => {
     await expect(victim.promise).rejects.toMatchObject({ name: 'CancelledError' })
     expect(log.some((line) => line.includes(`(#${victimId})`))).toBe(false)
     expect(inspect(runtime).sizes).toMatchObject({ liveTasks: 0, queued: 0, slotsInUse: 0 })
+  })
+})
+
+describe('the queue timeout of a retry', () => {
+  it('fails a retry that waits too long, and is cleared for one that starts in time', async () => {
+    const clock = createTestClock()
+    const runtime = createRuntime({ clock, concurrency: 1 })
+    let calls = 0
+    const flaky = () => {
+      calls++
+      if (calls === 1) throw new Error('first attempt fails')
+      return 'ok'
+    }
+    // The retry of `late` queues behind `holder`, which keeps the only slot for 20 ms.
+    const late = run(runtime, flaky, { retry: { attempts: 2, delay: 0 }, timeout: { queue: 5 } })
+    const lateError = late.promise.catch((error: unknown) => error)
+    const holder = run(runtime, (ctx) => ctx.sleep(20).then(() => 'held'))
+    await clock.advance(10)
+    expect(late.state).toBe('error')
+    expect(await lateError).toMatchObject({ name: 'TimeoutError', phase: 'queue' })
+    await clock.advance(20)
+    expect(await holder).toBe('held')
+
+    // A retry that gets its slot in time and runs past its queue timeout:
+    // the timer went with the start, so it cannot fail the running attempt.
+    calls = 0
+    const onTime = run(
+      runtime,
+      async (ctx) => {
+        calls++
+        if (calls === 1) throw new Error('first attempt fails')
+        await ctx.sleep(10)
+        return 'ok'
+      },
+      { retry: { attempts: 2, delay: 0 }, timeout: { queue: 5 } },
+    )
+    await clock.advance(20)
+    expect(await onTime).toBe('ok')
+    expect(clock.pending).toBe(0)
   })
 })

@@ -2,14 +2,15 @@ import type { BackendJob } from '../backend.js'
 import type { TimerHandle } from '../clock.js'
 import type { Task, TaskFn } from '../task.js'
 import type { TaskContextImpl } from './task-context.js'
+import { clearStageTimer } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
  * One attempt of a task: its body's context, timer and slot, and for a
  * retry also what the backend queues and starts (a first attempt waits in
- * the backend as the task's record and gets its job when it starts). An attempt that no longer
- * decides its task (cancelled, timed out) keeps its slot until its body
- * leaves: the honest slot.
+ * the backend as the task's record and gets its job when it starts). An
+ * attempt that no longer decides its task (cancelled, timed out) keeps its
+ * slot until its body leaves: the honest slot.
  */
 /** The task of a job, for the kernel (a backend sees only the public `BackendJob`). */
 export let recordOfJob: (job: AttemptJob) => TaskRecord
@@ -23,7 +24,7 @@ export class AttemptJob implements BackendJob {
    * never entered because the task ended first).
    */
   phase: 'waiting' | 'started' | 'abandoned' | 'exited' = 'waiting'
-  /** The `timeout.queue` timer while waiting, then the `timeout.attempt` timer while running. */
+  /** The `timeout.attempt` timer while the body runs, then the abandon timer (`abandonAfter`). */
   timer: TimerHandle | undefined = undefined
   context: TaskContextImpl | undefined = undefined
   /**
@@ -63,7 +64,8 @@ export class AttemptJob implements BackendJob {
       return
     }
     this.phase = 'started'
-    this.clearTimer()
+    // The queue timeout, if any.
+    clearStageTimer(task)
     task.core.advance(task)
   }
 
@@ -73,9 +75,8 @@ export class AttemptJob implements BackendJob {
     task.core.advance(task)
   }
 
-  /** Leaves the backend's queue before starting. */
+  /** Leaves the backend's queue before starting (its queue timeout is the task's, cleared with the stage). */
   withdraw(): void {
-    this.clearTimer()
     this.#task.core.backend.withdraw(this)
   }
 

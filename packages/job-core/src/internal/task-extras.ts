@@ -98,6 +98,17 @@ function withoutCallback(callbacks: Callbacks, callback: TaskCallback): Callback
   return callbacks
 }
 
+/**
+ * Clears the timer of the stage the task is parked in (a retry delay, a
+ * queue timeout): when the stage is left, by an ending or by a start.
+ */
+export function clearStageTimer(task: TaskRecord): void {
+  const extras = task.extras
+  if (extras?.stageTimer === undefined) return
+  task.core.clock.clearTimeout(extras.stageTimer)
+  extras.stageTimer = undefined
+}
+
 /** Runs `callbacks` once, in order, with the task's handle. */
 export function runCallbacks(callbacks: Callbacks, handle: Task<unknown>): void {
   if (callbacks === undefined) return

@@ -11,7 +11,7 @@ import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { EXECUTE, type StageIndex } from './stages/stage.js'
-import type { TaskExtras } from './task-extras.js'
+import { clearStageTimer, type TaskExtras } from './task-extras.js'
 
 /**
  * What the context carrier of a task that ended while it waited carries: a
@@ -177,12 +177,8 @@ export class TaskRecord implements BackendJob {
     const job = new AttemptJob(this, this)
     job.phase = 'started'
     this.job = job
-    const extras = this.extras
-    if (extras?.stageTimer !== undefined) {
-      // The queue timeout.
-      core.clock.clearTimeout(extras.stageTimer)
-      extras.stageTimer = undefined
-    }
+    // The queue timeout, if any.
+    clearStageTimer(this)
     core.advance(this)
   }
 

@@ -16,16 +16,15 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
   // A listener of that transition may have ended the task: nothing to enqueue.
   if (task.outcome !== undefined) return 'ended'
   task.stage = EXECUTE
-  const limit = task.options.timeouts?.queue
   const core = task.core
+  const limit = task.options.timeouts?.queue
+  if (limit !== undefined) armQueueTimeout(task, limit)
   if (task.attempt === 0) {
     // The first attempt waits as the record itself (see TaskRecord.start).
-    if (limit !== undefined) armQueueTimeout(task, undefined, limit)
     core.backend.enqueue(task)
   } else {
     const job = new AttemptJob(task)
     task.job = job
-    if (limit !== undefined) armQueueTimeout(task, job, limit)
     core.backend.enqueue(job)
   }
   // Still waiting: the time it entered the queue (moveTo left it unread).
@@ -40,18 +39,12 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
 }
 
 // Its own function: a closure over queue()'s locals would cost every queued
-// task a context, also without a queue timeout.
-function armQueueTimeout(task: TaskRecord, job: AttemptJob | undefined, limit: number): void {
-  if (job === undefined) {
-    const extras = extrasOf(task)
-    extras.stageTimer = armTimeout(task, 'queue', limit, (error) => {
-      extras.stageTimer = undefined
-      failTask(task, error)
-    })
-    return
-  }
-  job.timer = armTimeout(task, 'queue', limit, (error) => {
-    job.timer = undefined
+// task a context, also without a queue timeout. The timer is the stage's,
+// on the task, whichever ticket waits: a start or an ending clears it.
+function armQueueTimeout(task: TaskRecord, limit: number): void {
+  const extras = extrasOf(task)
+  extras.stageTimer = armTimeout(task, 'queue', limit, (error) => {
+    extras.stageTimer = undefined
     failTask(task, error)
   })
 }

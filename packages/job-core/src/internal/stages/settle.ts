@@ -1,7 +1,7 @@
 import type { Outcome } from '../../task.js'
 import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
 import { releaseHold } from '../shaper-window.js'
-import { runCallbacks } from '../task-extras.js'
+import { clearStageTimer, runCallbacks } from '../task-extras.js'
 import type { TaskRecord, TransitionExtra } from '../task-record.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
@@ -66,10 +66,7 @@ export function leaveStage(task: TaskRecord): void {
   const extras = task.extras
   if (extras === undefined) return
   extras.retryAfterStale = undefined
-  if (extras.stageTimer !== undefined) {
-    task.core.clock.clearTimeout(extras.stageTimer)
-    extras.stageTimer = undefined
-  }
+  clearStageTimer(task)
   const undo = extras.stageUndo
   if (undo !== undefined) {
     extras.stageUndo = undefined
