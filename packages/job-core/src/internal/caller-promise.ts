@@ -5,9 +5,10 @@ import type { TaskRecord } from './task-record.js'
 // The task's own promise lives on the record (`own`, `resolveOwn`): every
 // task may need it, so it costs no extra object. A task that waits behind a
 // promise door gets it at once, derived from its context carrier (see
-// `context-carrier.ts`); any other gets it when someone first asks. What a dispatch handler or a shaper substitutes for it is one
-// promise in `task.caller`: a merged call (dedupe, superseded) allocates
-// nothing to hold it.
+// `context-carrier.ts`); any other gets it when someone first asks. What a
+// dispatch handler or a shaper substitutes for it is one promise in
+// `task.caller`: a merged call (dedupe, superseded) allocates nothing to
+// hold it.
 
 /** What `task.promise` returns. */
 export function callerPromise(task: TaskRecord): Promise<unknown> {

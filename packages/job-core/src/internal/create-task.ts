@@ -31,7 +31,7 @@ export function createTask(
   const bus = core.bus
   const listened = bus.active
   if (listened) {
-    task.sinceOffset = sinceOffsetAt(core, core.clock.now())
+    task.sinceOffset = sinceOffsetAt(core)
     const created: Mutable<RuntimeEventMap['task:created']> & {
       type: 'task:created'
       seq: number
@@ -53,7 +53,7 @@ export function createTask(
   // merged call (ended here, nobody listening) skips the read, which costs
   // as much as the rest of its merge; until here `since` reads the clock
   // when asked (only inspect() from a dispatch handler can ask).
-  if (!listened && task.state === 'idle') task.sinceOffset = sinceOffsetAt(core, core.clock.now())
+  if (!listened && task.state === 'idle') task.sinceOffset = sinceOffsetAt(core)
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
     const snapshot = takeSnapshot()

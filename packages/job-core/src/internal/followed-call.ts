@@ -7,6 +7,8 @@ import type { RuntimeCore } from './runtime-core.js'
 import { handleRecord } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 
+let readFollowed: (value: object) => TaskRecord | undefined
+
 /**
  * A call a plugin merged into a live peer before its task was built (see
  * `ClaimOptions.followPeer`): a task born `cancelled`, whose promise is the
@@ -16,8 +18,6 @@ import { TaskRecord } from './task-record.js'
  * caller rarely does. A burst of calls on one key thus costs a lookup and
  * this object each, not a pipeline.
  */
-let readFollowed: (value: object) => TaskRecord | undefined
-
 export class FollowedCall<T> implements Task<T> {
   readonly #id: number
   readonly #cancelledBy: number

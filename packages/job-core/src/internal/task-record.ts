@@ -25,13 +25,14 @@ export interface EndedWaiting {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /**
- * A clock reading as an offset from the runtime's first one, made a small
- * integer whenever it is one. A difference of two epoch readings is a heap
- * number as computed (16 B per record when stored), and one stored heap
- * number turns the field into a boxed double for every record after it.
- * Fractional clocks and runtimes older than 24 days keep the plain number.
+ * A clock reading (now, unless given) as an offset from the runtime's first
+ * one, made a small integer whenever it is one. A difference of two epoch
+ * readings is a heap number as computed (16 B per record when stored), and
+ * one stored heap number turns the field into a boxed double for every
+ * record after it. Fractional clocks and runtimes older than 24 days keep
+ * the plain number.
  */
-export function sinceOffsetAt(core: RuntimeCore, at: number): number {
+export function sinceOffsetAt(core: RuntimeCore, at: number = core.clock.now()): number {
   const offset = at - core.clockOrigin
   const small = offset | 0
   return small === offset ? small : offset
@@ -201,7 +202,7 @@ export class TaskRecord implements BackendJob {
       // 60–80 ns on a VM, a third of a synchronous task's kernel time).
       if (to === 'queued') this.sinceOffset = undefined
       else if (to !== 'success' && to !== 'error' && to !== 'cancelled') {
-        this.sinceOffset = sinceOffsetAt(core, core.clock.now())
+        this.sinceOffset = sinceOffsetAt(core)
       }
       return
     }

@@ -29,7 +29,7 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
   }
   // Still waiting: the time it entered the queue (moveTo left it unread).
   if (task.sinceOffset === undefined && task.state === 'queued') {
-    task.sinceOffset = sinceOffsetAt(core, core.clock.now())
+    task.sinceOffset = sinceOffsetAt(core)
   }
   // Backpressure applies to new work only, once the backend has started what fits.
   if (core.queuedTasks > core.control.maxQueued && task.state === 'queued' && task.attempt === 0) {
