@@ -96,10 +96,15 @@ export function takeSnapshot(): ContextSnapshot | undefined {
   return platform === undefined ? undefined : platform.capture()
 }
 
-// Entries waiting for the next microtask, flat: snapshot, enter, value.
+// Entries waiting for the next microtask, flat: snapshot, enter, value. The
+// array is kept between drains (its slots cleared as they run): a fresh one
+// per drain would regrow, and reallocate, on every turn a slot frees.
 let entries: unknown[] = []
+let entryCount = 0
 let draining = false
 const RESOLVED = Promise.resolve()
+/** Above this many slots a drained array is dropped rather than kept (a burst's peak). */
+const KEPT_SLOTS = 3 * 1024
 
 /**
  * Runs `enter(value)` in the context `snapshot` captured, one microtask
@@ -114,7 +119,10 @@ export function enterSnapshot<V>(
   enter: (value: V) => unknown,
   value: V,
 ): void {
-  entries.push(snapshot, enter, value)
+  entries[entryCount] = snapshot
+  entries[entryCount + 1] = enter
+  entries[entryCount + 2] = value
+  entryCount += 3
   if (!draining) {
     draining = true
     RESOLVED.then(drainEntries)
@@ -126,7 +134,7 @@ function drainEntries(): void {
   let i = 0
   try {
     // Entries pushed while draining run in this loop, after the ones before them.
-    for (; i < entries.length; i += 3) {
+    for (; i < entryCount; i += 3) {
       const snapshot = entries[i] as ContextSnapshot
       const fn = entries[i + 1] as (value: unknown) => unknown
       const value = entries[i + 2]
@@ -134,13 +142,15 @@ function drainEntries(): void {
       enter(snapshot, fn, value)
     }
   } finally {
-    if (i >= entries.length) {
-      entries = []
+    if (i >= entryCount) {
+      entryCount = 0
+      if (entries.length > KEPT_SLOTS) entries = []
       draining = false
     } else {
       // An entry threw (a kernel bug, not a body: bodies are caught inside):
       // the ones behind it still enter, in the next microtask.
-      entries = entries.slice(i + 3)
+      entries = entries.slice(i + 3, entryCount)
+      entryCount = entries.length
       RESOLVED.then(drainEntries)
     }
   }
