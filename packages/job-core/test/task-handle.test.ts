@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { createRuntime, createTaskTag, run, type Task, tagTaskFn } from '../src/index.js'
+import {
+  type Backend,
+  type BackendJob,
+  createPriorityBackend,
+  createRuntime,
+  createTaskTag,
+  run,
+  type Task,
+  type TaskContext,
+  tagTaskFn,
+} from '../src/index.js'
 import { gate } from './helpers.js'
 
 const TASK_MEMBERS = [
@@ -96,6 +106,81 @@ describe('a Task exposes the Task interface and nothing else', () => {
       undefined,
     ])
     await expect(task).rejects.toMatchObject({ name: 'CancelledError', reason: 'abort' })
+    hold.open()
+  })
+})
+
+const CONTEXT_MEMBERS = ['attempt', 'run', 'signal', 'sleep', 'taskId']
+
+/** Only the TaskContext members: `attempt` as a field, the rest on the prototype. */
+function expectOnlyContextMembers(ctx: TaskContext): void {
+  expect(Reflect.ownKeys(ctx)).toEqual(['attempt'])
+  const members = Reflect.ownKeys(Object.getPrototypeOf(ctx)).filter((k) => k !== 'constructor')
+  expect([...members, 'attempt'].sort()).toEqual(CONTEXT_MEMBERS)
+  for (const machinery of [...MACHINERY, 'start', 'phase', 'timer', 'ticket', 'abort', 'task']) {
+    expect(machinery in ctx, machinery).toBe(false)
+  }
+}
+
+describe("a body's ctx exposes the TaskContext interface and nothing else", () => {
+  it('on a first attempt that waited and on a retry, whose attempt the backend never sees', async () => {
+    const contexts: TaskContext[] = []
+    const enqueued: BackendJob[] = []
+    const inner = createPriorityBackend({ concurrency: 1 })
+    const backend: Backend = {
+      enqueue: (job) => {
+        enqueued.push(job)
+        inner.enqueue(job)
+      },
+      withdraw: (job) => inner.withdraw(job),
+      release: (job) => inner.release(job),
+      onPreCancel: (hook) => inner.onPreCancel(hook),
+      preCancel: () => inner.preCancel(),
+      get queued() {
+        return inner.queued
+      },
+      get running() {
+        return inner.running
+      },
+    }
+    const runtime = createRuntime({ backend })
+    const hold = gate()
+    const first = run(runtime, () => hold.promise)
+    const task = run(
+      runtime,
+      (ctx) => {
+        contexts.push(ctx)
+        if (ctx.attempt === 1) throw new Error('once')
+        return ctx.taskId
+      },
+      { retry: { attempts: 2, delay: 0 } },
+    )
+    hold.open()
+    await first
+    expect(await task).toBe(task.id)
+    expect(contexts.map((ctx) => [ctx.taskId, ctx.attempt])).toEqual([
+      [task.id, 1],
+      [task.id, 2],
+    ])
+    for (const ctx of contexts) {
+      expectOnlyContextMembers(ctx)
+      expect(enqueued).not.toContain(ctx)
+    }
+    expect(enqueued.map((job) => job.task)).toEqual([first, task, task])
+  })
+
+  it('a signal read after the attempt was cancelled is already aborted with the reason', async () => {
+    const runtime = createRuntime()
+    const hold = gate()
+    let seen: TaskContext | undefined
+    const task = run(runtime, (ctx) => {
+      seen = ctx
+      return hold.promise
+    })
+    task.cancel()
+    await expect(task).rejects.toMatchObject({ name: 'CancelledError' })
+    expect(seen!.signal.aborted).toBe(true)
+    expect(seen!.signal.reason).toMatchObject({ name: 'CancelledError', reason: 'abort' })
     hold.open()
   })
 })

@@ -1,4 +1,4 @@
-import type { AttemptJob } from './attempt-job.js'
+import { type AttemptJob, phaseOf, setPhase, setTimer, ticketOf } from './attempt-job.js'
 import { staleBodyLeft } from './retry.js'
 import { bodyLeft } from './stages/settle.js'
 import type { TaskRecord } from './task-record.js'
@@ -11,16 +11,19 @@ import type { TaskRecord } from './task-record.js'
  */
 export function armAbandon(task: TaskRecord, job: AttemptJob): void {
   const ms = task.core.control.abandonAfter
-  if (ms === Number.POSITIVE_INFINITY || job.phase !== 'started') return
-  job.timer = task.core.clock.setTimeout(() => {
-    job.timer = undefined
-    abandonBody(task, job)
-  }, ms)
+  if (ms === Number.POSITIVE_INFINITY || phaseOf(job) !== 'started') return
+  setTimer(
+    job,
+    task.core.clock.setTimeout(() => {
+      setTimer(job, undefined)
+      abandonBody(task, job)
+    }, ms),
+  )
 }
 
 function abandonBody(task: TaskRecord, job: AttemptJob): void {
-  if (job.phase !== 'started') return
-  job.phase = 'abandoned'
+  if (phaseOf(job) !== 'started') return
+  setPhase(job, 'abandoned')
   const core = task.core
   // Released like a body that left: a retry that waited for it may go.
   staleBodyLeft(task)
@@ -29,7 +32,7 @@ function abandonBody(task: TaskRecord, job: AttemptJob): void {
   core.shutdown?.bodyAbandoned()
   if (core.bus.active) core.bus.emit({ type: 'task:abandoned', taskId: task.id })
   bodyLeft(task)
-  core.backend.release(job.ticket)
+  core.backend.release(ticketOf(job))
   core.checkIdle()
 }
 

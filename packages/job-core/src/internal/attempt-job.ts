@@ -1,95 +1,167 @@
 import type { BackendJob } from '../backend.js'
 import type { TimerHandle } from '../clock.js'
-import type { Task, TaskFn } from '../task.js'
-import type { TaskContextImpl } from './task-context.js'
+import type { RunOptions, Task, TaskContext, TaskFn } from '../task.js'
+import { sleepOn } from './sleep.js'
 import { clearStageTimer } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
- * One attempt of a task: its body's context, timer and slot, and for a
- * retry also what the backend queues and starts (a first attempt waits in
- * the backend as the task's record and gets its job when it starts). An
- * attempt that no longer decides its task (cancelled, timed out) keeps its
- * slot until its body leaves: the honest slot.
+ * `waiting` for a slot; `started` once the backend granted one and the
+ * kernel took it; `abandoned` once `abandonAfter` released its slot while
+ * the body still runs; `exited` once the body left (returned, threw, or
+ * never entered because the task ended first).
  */
-/** The task of a job, for the kernel (a backend sees only the public `BackendJob`). */
-export let recordOfJob: (job: AttemptJob) => TaskRecord
+export type AttemptPhase = 'waiting' | 'started' | 'abandoned' | 'exited'
 
-export class AttemptJob implements BackendJob {
+// The kernel's way into an attempt's private state (assigned in the class's
+// static block below): a body holds the attempt as its `ctx` and must reach
+// nothing but `TaskContext` through it.
+
+/** The task of an attempt. */
+export let recordOfJob: (job: AttemptJob) => TaskRecord
+export let phaseOf: (job: AttemptJob) => AttemptPhase
+export let setPhase: (job: AttemptJob, phase: AttemptPhase) => void
+/** The body was called (an attempt can end before it enters: a cancel between grant and entry). */
+export let hasEntered: (job: AttemptJob) => boolean
+export let markEntered: (job: AttemptJob) => void
+/**
+ * What the backend was handed for this attempt and gets back in `release`:
+ * the task's record for its first attempt (see `TaskRecord.start`), a
+ * {@link RetryTicket} for a retry.
+ */
+export let ticketOf: (job: AttemptJob) => BackendJob
+/** The `timeout.attempt` timer while the body runs, then the abandon timer (`abandonAfter`). */
+export let setTimer: (job: AttemptJob, timer: TimerHandle | undefined) => void
+export let clearTimer: (job: AttemptJob) => void
+/** Aborts the attempt's signal with `reason` (a `CancelledError` or `TimeoutError`). Once. */
+export let abortAttempt: (job: AttemptJob, reason: unknown) => void
+
+/**
+ * One attempt of a task, and the `ctx` its body receives: its signal, its
+ * timer and its slot. A first attempt waits in the backend as the task's
+ * record and gets its attempt when it starts; a retry's attempt waits
+ * behind a {@link RetryTicket}. An attempt that no longer decides its task
+ * (cancelled, timed out) keeps its slot until its body leaves: the honest
+ * slot. One object serves the body and the kernel (one allocation per
+ * attempt, not two); the kernel's part is private.
+ */
+export class AttemptJob implements TaskContext {
+  /** 1-based: the attempts of the task started before this one, plus one. */
+  readonly attempt: number
   readonly #task: TaskRecord
+  #phase: AttemptPhase
+  #entered = false
+  #timer: TimerHandle | undefined = undefined
+  readonly #ticket: BackendJob
   /**
-   * `waiting` for a slot; `started` once the backend granted one and the
-   * kernel took it; `abandoned` once `abandonAfter` released its slot while
-   * the body still runs; `exited` once the body left (returned, threw, or
-   * never entered because the task ended first).
+   * The signal's state, made on first use (most bodies never read it): its
+   * controller once read, the abort reason if aborted before anyone read it.
    */
-  phase: 'waiting' | 'started' | 'abandoned' | 'exited' = 'waiting'
-  /** The `timeout.attempt` timer while the body runs, then the abandon timer (`abandonAfter`). */
-  timer: TimerHandle | undefined = undefined
-  context: TaskContextImpl | undefined = undefined
-  /**
-   * What the backend was handed for this attempt and gets back in
-   * `release`: the task's record for its first attempt (see
-   * `TaskRecord.start`), this job for a retry.
-   */
-  readonly ticket: BackendJob
+  #signal: AbortController | { readonly reason: unknown } | undefined = undefined
 
   static {
     recordOfJob = (job) => job.#task
+    phaseOf = (job) => job.#phase
+    setPhase = (job, phase) => {
+      job.#phase = phase
+    }
+    hasEntered = (job) => job.#entered
+    markEntered = (job) => {
+      job.#entered = true
+    }
+    ticketOf = (job) => job.#ticket
+    setTimer = (job, timer) => {
+      job.#timer = timer
+    }
+    clearTimer = (job) => {
+      const timer = job.#timer
+      if (timer !== undefined) {
+        job.#timer = undefined
+        job.#task.core.clock.clearTimeout(timer)
+      }
+    }
+    abortAttempt = (job, reason) => {
+      const signal = job.#signal
+      if (signal === undefined) job.#signal = { reason }
+      else if (signal instanceof AbortController && !signal.signal.aborted) signal.abort(reason)
+    }
   }
 
-  constructor(task: TaskRecord, ticket?: BackendJob) {
+  /** A first attempt is made when the backend grants it a slot (`started`); a retry's when it queues. */
+  constructor(task: TaskRecord, phase: AttemptPhase, ticket?: RetryTicket) {
     this.#task = task
-    this.ticket = ticket ?? this
+    this.attempt = task.attempt + 1
+    this.#phase = phase
+    this.#ticket = ticket ?? task
+  }
+
+  get taskId(): number {
+    return this.#task.id
+  }
+
+  get signal(): AbortSignal {
+    const state = this.#signal
+    if (state instanceof AbortController) return state.signal
+    const controller = new AbortController()
+    if (state !== undefined) controller.abort(state.reason)
+    this.#signal = controller
+    return controller.signal
+  }
+
+  sleep(ms: number): Promise<void> {
+    return sleepOn(this.signal, this.#task.core.clock, ms)
+  }
+
+  run<U>(taskFn: TaskFn<U>, options?: RunOptions): Task<U> {
+    if (typeof taskFn !== 'function') {
+      throw new TypeError(`ctx.run(taskFn): taskFn must be a function, got ${typeof taskFn}.`)
+    }
+    const task = this.#task
+    return task.core.runTask(taskFn, options, 'ctx.run', task)
+  }
+}
+
+/** The attempt runs its execute stage (the backend granted a slot). */
+export function startAttempt(job: AttemptJob): void {
+  setPhase(job, 'started')
+  const task = recordOfJob(job)
+  // The queue timeout, if any.
+  clearStageTimer(task)
+  task.core.advance(task)
+}
+
+/**
+ * What a retry's attempt waits in the backend as: the attempt itself is a
+ * body's `ctx` and must not offer the backend's `start()` to it.
+ */
+export class RetryTicket implements BackendJob {
+  readonly job: AttemptJob
+
+  constructor(task: TaskRecord) {
+    this.job = new AttemptJob(task, 'waiting', this)
   }
 
   get task(): Task<unknown> {
-    return this.#task.handle
+    return recordOfJob(this.job).handle
   }
 
   get priority(): number {
-    return this.#task.options.priority
+    return recordOfJob(this.job).options.priority
   }
 
   get taskFn(): TaskFn<unknown> {
-    return this.#task.taskFn
+    return recordOfJob(this.job).taskFn
   }
 
-  /** The backend grants a slot: the task runs its execute stage, or gives the slot straight back. */
+  /** The backend grants a slot: the attempt runs, or gives the slot straight back. */
   start(): void {
-    const task = this.#task
-    if (task.job !== this || this.phase !== 'waiting') {
+    const job = this.job
+    const task = recordOfJob(job)
+    if (task.job !== job || phaseOf(job) !== 'waiting') {
       // Withdrawn after the backend picked it.
       task.core.backend.release(this)
       return
     }
-    this.phase = 'started'
-    // The queue timeout, if any.
-    clearStageTimer(task)
-    task.core.advance(task)
-  }
-
-  /** Runs the pipeline for this job's task again (after a retry delay). */
-  resume(): void {
-    const task = this.#task
-    task.core.advance(task)
-  }
-
-  /** Leaves the backend's queue before starting (its queue timeout is the task's, cleared with the stage). */
-  withdraw(): void {
-    this.#task.core.backend.withdraw(this)
-  }
-
-  /** This attempt no longer decides its task: its signal aborts; its body keeps the slot until it leaves. */
-  abandon(reason: unknown): void {
-    this.clearTimer()
-    this.context?.abort(reason)
-  }
-
-  clearTimer(): void {
-    if (this.timer !== undefined) {
-      this.#task.core.clock.clearTimeout(this.timer)
-      this.timer = undefined
-    }
+    startAttempt(job)
   }
 }

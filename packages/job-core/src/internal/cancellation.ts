@@ -1,5 +1,6 @@
 import type { CancelReason } from '../task-state.js'
 import { armAbandon } from './abandon.js'
+import { abortAttempt, clearTimer, phaseOf } from './attempt-job.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import { finish } from './stages/settle.js'
 import { extrasOf } from './task-extras.js'
@@ -43,7 +44,9 @@ function cancelWith(
   if (task.outcome !== undefined) return
   const outcome = new CancelledOutcome(reason, task.id, cancelledBy, caused)
   // An abort's stack (where cancel() was called) is worth capturing now; merges build theirs on demand.
-  if (task.job?.phase === 'started' || reason === 'abort') abortRunning(task, outcome.error)
+  const job = task.job
+  if ((job !== undefined && phaseOf(job) === 'started') || reason === 'abort')
+    abortRunning(task, outcome.error)
   // The transition's extra only matters to a listener: a merge with nobody listening allocates none.
   finish(
     task,
@@ -66,11 +69,12 @@ export function failTask(task: TaskRecord, error: unknown): void {
 /** The running attempt no longer decides anything: its signal aborts with `reason`, its timer goes. */
 export function abortRunning(task: TaskRecord, reason: unknown): void {
   const job = task.job
-  if (job === undefined || job.phase !== 'started') return
+  if (job === undefined || phaseOf(job) !== 'started') return
   task.job = undefined
   // The body keeps its slot until it leaves; until then the task has not exited.
   extrasOf(task).staleBodies++
-  job.abandon(reason)
+  clearTimer(job)
+  abortAttempt(job, reason)
   armAbandon(task, job)
 }
 

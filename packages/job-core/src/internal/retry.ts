@@ -83,13 +83,8 @@ export function retryDelay(task: TaskRecord, error: unknown): number | undefined
   return retry.delayFor(task.attempt, error, task.core.random)
 }
 
-/** `running → parked:retry` for `delay` ms, then the failed attempt's job runs the pipeline again from the queue. */
-export function parkForRetry(
-  task: TaskRecord,
-  delay: number,
-  error: unknown,
-  failed: { resume(): void },
-): void {
+/** `running → parked:retry` for `delay` ms, then the task runs the pipeline again from the queue. */
+export function parkForRetry(task: TaskRecord, delay: number, error: unknown): void {
   task.moveTo('parked:retry', { error })
   const core = task.core
   if (core.bus.active) {
@@ -98,7 +93,7 @@ export function parkForRetry(
   const extras = extrasOf(task)
   const retry = () => {
     task.stage = QUEUE
-    failed.resume()
+    core.advance(task)
   }
   extras.stageTimer = core.clock.setTimeout(() => {
     extras.stageTimer = undefined

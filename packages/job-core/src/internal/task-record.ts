@@ -1,4 +1,5 @@
 import type { BackendJob } from '../backend.js'
+import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
@@ -32,11 +33,22 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
  * record after it. Fractional clocks and runtimes older than 24 days keep
  * the plain number.
  */
-export function sinceOffsetAt(core: RuntimeCore, at: number = core.clock.now()): number {
-  const offset = at - core.clockOrigin
+export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
+  // The system clock is read here, not through the clock object: returned
+  // from a call that is not inlined, an epoch reading is a fresh heap
+  // number (16 B per transition).
+  const offset =
+    (at ?? (core.clock === systemClock ? Date.now() : core.clock.now())) - core.clockOrigin
   const small = offset | 0
   return small === offset ? small : offset
 }
+
+// The layout of `TaskRecord.packed`. A retry policy stops far below the
+// 2^27 attempts the remaining bits of a small integer hold.
+const STAGE_BITS = 0b111
+const OBSERVED_BIT = 0b1000
+const LOW_BITS = 0b1111
+const ATTEMPT_SHIFT = 4
 
 /** What a terminal or retry transition reports besides `from` and `to`. */
 export type TransitionExtra = Pick<
@@ -59,8 +71,14 @@ export class TaskRecord implements BackendJob {
   /** What the caller holds: set once, right after construction. */
   handle!: Task<unknown>
   state: TaskState = 'idle'
-  /** The stage the pipeline runs next. */
-  stage: StageIndex = 0
+  /**
+   * `stage` (bits 0–2), `observed` (bit 3) and `attempt` (bits 4 and up) in
+   * one small integer, read and written through the accessors below. Node
+   * keeps full 8-byte fields (no pointer compression): three fields of
+   * their own would cost every record 16 B more, a tenth of what a task
+   * that waits holds in its record.
+   */
+  private packed = 0
   /**
    * Clock time of the last transition (devtools snapshots show how long a
    * task has waited), kept relative to the runtime's first clock reading: a
@@ -68,7 +86,6 @@ export class TaskRecord implements BackendJob {
    * transition.
    */
   sinceOffset: number | undefined
-  attempt = 0
   livePrev: TaskRecord | undefined = undefined
   liveNext: TaskRecord | undefined = undefined
   outcome: Outcome<unknown> | undefined = undefined
@@ -82,8 +99,6 @@ export class TaskRecord implements BackendJob {
   /** The async context of `run()`, kept for a body that starts later: a snapshot, or a promise door. */
   carrier: ContextSnapshot | ContextCarrier<AttemptJob | EndedWaiting> | undefined = undefined
   extras: TaskExtras | undefined = undefined
-  /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
-  observed = false
 
   /** `id` is given only for a call that already has one (a followed call's record, made late). */
   constructor(
@@ -99,6 +114,33 @@ export class TaskRecord implements BackendJob {
     // Read by createTask, and only for a task someone may see: one that
     // ends inside run() with nobody listening never pays for the clock.
     this.sinceOffset = undefined
+  }
+
+  /** The stage the pipeline runs next. */
+  get stage(): StageIndex {
+    return (this.packed & STAGE_BITS) as StageIndex
+  }
+
+  set stage(stage: StageIndex) {
+    this.packed = (this.packed & ~STAGE_BITS) | stage
+  }
+
+  /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
+  get observed(): boolean {
+    return (this.packed & OBSERVED_BIT) !== 0
+  }
+
+  set observed(observed: boolean) {
+    this.packed = observed ? this.packed | OBSERVED_BIT : this.packed & ~OBSERVED_BIT
+  }
+
+  /** Attempts started so far (the one running included). */
+  get attempt(): number {
+    return this.packed >>> ATTEMPT_SHIFT
+  }
+
+  set attempt(attempt: number) {
+    this.packed = (this.packed & LOW_BITS) | (attempt << ATTEMPT_SHIFT)
   }
 
   /** The tags on `taskFn`; `undefined` for a plain function. */
@@ -145,8 +187,8 @@ export class TaskRecord implements BackendJob {
   }
 
   // The record is what the backend queues for the first attempt: a task
-  // that waits then holds no job of its own (56 B). A retry queues an
-  // AttemptJob, so a late grant of an earlier attempt can never start it.
+  // that waits then holds no attempt of its own (80 B). A retry queues a
+  // RetryTicket, so a late grant of an earlier attempt can never start it.
 
   /** `BackendJob.task`: the handle, as the backend may show it. */
   get task(): Task<unknown> {
@@ -175,8 +217,7 @@ export class TaskRecord implements BackendJob {
       core.backend.release(this)
       return
     }
-    const job = new AttemptJob(this, this)
-    job.phase = 'started'
+    const job = new AttemptJob(this, 'started')
     this.job = job
     // The queue timeout, if any.
     clearStageTimer(this)

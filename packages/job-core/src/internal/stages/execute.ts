@@ -1,10 +1,20 @@
 import { abandonedBodyExited, armAbandon } from '../abandon.js'
-import { AttemptJob, recordOfJob } from '../attempt-job.js'
+import {
+  AttemptJob,
+  abortAttempt,
+  clearTimer,
+  hasEntered,
+  markEntered,
+  phaseOf,
+  recordOfJob,
+  setPhase,
+  setTimer,
+  ticketOf,
+} from '../attempt-job.js'
 import { OWN_HANDED_OUT } from '../caller-promise.js'
 import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
-import { TaskContextImpl } from '../task-context.js'
 import { extrasOf } from '../task-extras.js'
 import type { EndedWaiting, TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
@@ -62,17 +72,16 @@ export function enterBody(job: AttemptJob): void {
     bodyExited(job, undefined, false)
     return
   }
-  const context = new TaskContextImpl(task, task.attempt)
-  job.context = context
+  markEntered(job)
   const limit = task.options.timeouts?.attempt
   // Armed from inside the body's context, so a retry it causes keeps that context.
-  if (limit !== undefined) armAttemptTimeout(task, job, context, limit)
+  if (limit !== undefined) armAttemptTimeout(task, job, limit)
   let result: unknown
-  // Called as a plain function: `task.body(context)` would hand a
-  // `function` body the task's record as `this`.
+  // Called as a plain function: `task.body(job)` would hand a `function`
+  // body the task's record as `this`. The attempt is the body's ctx.
   const body = task.body
   try {
-    result = body(context)
+    result = body(job)
   } catch (error) {
     bodyExited(job, error, true)
     return
@@ -88,19 +97,17 @@ export function enterBody(job: AttemptJob): void {
 }
 
 // Its own function, so the context the body's reactions share holds only the job.
-function armAttemptTimeout(
-  task: TaskRecord,
-  job: AttemptJob,
-  context: TaskContextImpl,
-  limit: number,
-): void {
-  job.timer = armTimeout(task, 'attempt', limit, (error) => {
-    job.timer = undefined
-    if (task.job !== job) return
-    context.abort(error)
-    armAbandon(task, job)
-    attemptFailed(task, job, error)
-  })
+function armAttemptTimeout(task: TaskRecord, job: AttemptJob, limit: number): void {
+  setTimer(
+    job,
+    armTimeout(task, 'attempt', limit, (error) => {
+      setTimer(job, undefined)
+      if (task.job !== job) return
+      abortAttempt(job, error)
+      armAbandon(task, job)
+      attemptFailed(task, job, error)
+    }),
+  )
 }
 
 /**
@@ -109,10 +116,11 @@ function armAttemptTimeout(
  * what the late body did. Either way its slot is released now.
  */
 function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
-  if (job.phase === 'exited') return
-  const abandoned = job.phase === 'abandoned'
-  job.phase = 'exited'
-  job.clearTimer()
+  const phase = phaseOf(job)
+  if (phase === 'exited') return
+  const abandoned = phase === 'abandoned'
+  setPhase(job, 'exited')
+  clearTimer(job)
   const task = recordOfJob(job)
   const core = task.core
   // Exiting: a body whose task had already ended (counts().exiting).
@@ -127,7 +135,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
     return
   } else {
     staleBodyLeft(task)
-    if (job.context !== undefined && core.bus.active) {
+    if (hasEntered(job) && core.bus.active) {
       core.bus.emit(
         threw
           ? { type: 'task:exited', taskId: task.id, threw: value }
@@ -138,7 +146,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   core.runningBodies--
   if (exiting) core.exitingBodies--
   bodyLeft(task)
-  core.backend.release(job.ticket)
+  core.backend.release(ticketOf(job))
   core.checkIdle()
 }
 
@@ -164,5 +172,5 @@ function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void 
   }
   // Still in the failed body's context: the next attempt enters through it.
   task.carrier = takeSnapshot() ?? captureContext(enterIfGranted)
-  parkForRetry(task, delay, error, job)
+  parkForRetry(task, delay, error)
 }

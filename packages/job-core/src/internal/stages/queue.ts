@@ -1,4 +1,4 @@
-import { AttemptJob } from '../attempt-job.js'
+import { RetryTicket } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
 import { overflowed } from '../overflow.js'
 import { extrasOf } from '../task-extras.js'
@@ -23,9 +23,9 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
     // The first attempt waits as the record itself (see TaskRecord.start).
     core.backend.enqueue(task)
   } else {
-    const job = new AttemptJob(task)
-    task.job = job
-    core.backend.enqueue(job)
+    const ticket = new RetryTicket(task)
+    task.job = ticket.job
+    core.backend.enqueue(ticket)
   }
   // Still waiting: the time it entered the queue (moveTo left it unread).
   if (task.sinceOffset === undefined && task.state === 'queued') {

@@ -1,4 +1,5 @@
 import type { Outcome } from '../../task.js'
+import { phaseOf, ticketOf } from '../attempt-job.js'
 import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
 import { releaseHold } from '../shaper-window.js'
 import { clearStageTimer, runCallbacks } from '../task-extras.js'
@@ -59,9 +60,9 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
 export function leaveStage(task: TaskRecord): void {
   if (task.state === 'parked:shaper') releaseHold(task)
   const job = task.job
-  if (job !== undefined && job.phase === 'waiting') {
+  if (job !== undefined && phaseOf(job) === 'waiting') {
     task.job = undefined
-    job.withdraw()
+    task.core.backend.withdraw(ticketOf(job))
   } else if (task.waitsAsTicket) task.core.backend.withdraw(task)
   const extras = task.extras
   if (extras === undefined) return
