@@ -46,6 +46,7 @@ export let abortAttempt: (job: AttemptJob, reason: unknown) => void
  * attempt, not two); the kernel's part is private.
  */
 export class AttemptJob implements TaskContext {
+  readonly taskId: number
   /** 1-based: the attempts of the task started before this one, plus one. */
   readonly attempt: number
   readonly #task: TaskRecord
@@ -90,13 +91,10 @@ export class AttemptJob implements TaskContext {
   /** A first attempt is made when the backend grants it a slot (`started`); a retry's when it queues. */
   constructor(task: TaskRecord, phase: AttemptPhase, ticket?: RetryTicket) {
     this.#task = task
+    this.taskId = task.id
     this.attempt = task.attempt + 1
     this.#phase = phase
     this.#ticket = ticket ?? task
-  }
-
-  get taskId(): number {
-    return this.#task.id
   }
 
   get signal(): AbortSignal {
