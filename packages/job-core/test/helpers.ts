@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, expect } from 'vitest'
 import {
+  type Backend,
+  type BackendJob,
   createRuntime,
   createTestClock,
   isLegalTransition,
@@ -105,4 +107,24 @@ export async function collectUnhandled(body: () => Promise<void>): Promise<unkno
     process.off('unhandledRejection', listener)
   }
   return seen
+}
+
+/** `inner`, with `onEnqueue` told of every job before `inner` receives it. */
+export function spyOnEnqueue(inner: Backend, onEnqueue: (job: BackendJob) => void): Backend {
+  return {
+    enqueue: (job) => {
+      onEnqueue(job)
+      inner.enqueue(job)
+    },
+    withdraw: (job) => inner.withdraw(job),
+    release: (job) => inner.release(job),
+    onPreCancel: (hook) => inner.onPreCancel(hook),
+    preCancel: () => inner.preCancel(),
+    get queued() {
+      return inner.queued
+    },
+    get running() {
+      return inner.running
+    },
+  }
 }

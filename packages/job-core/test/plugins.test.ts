@@ -15,7 +15,7 @@ import {
   type Task,
   tagTaskFn,
 } from '../src/index.js'
-import { flush, gate, recordedRuntime } from './helpers.js'
+import { flush, gate, recordedRuntime, spyOnEnqueue } from './helpers.js'
 
 const testTag = createTaskTag<{ mode: 'proceed' | 'skip' | 'park' | 'throw' }>(
   'installTestPlugin',
@@ -154,22 +154,7 @@ describe('plugins and the dispatch seam', () => {
         {
           name: 'spy',
           install(host) {
-            host.useBackend((inner) => ({
-              enqueue: (job) => {
-                seen.push(job.task.id)
-                inner.enqueue(job)
-              },
-              withdraw: (job) => inner.withdraw(job),
-              release: (job) => inner.release(job),
-              onPreCancel: (hook) => inner.onPreCancel(hook),
-              preCancel: () => inner.preCancel(),
-              get queued() {
-                return inner.queued
-              },
-              get running() {
-                return inner.running
-              },
-            }))
+            host.useBackend((inner) => spyOnEnqueue(inner, (job) => seen.push(job.task.id)))
           },
         },
       ],

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import {
-  type Backend,
   type BackendJob,
   createPriorityBackend,
   createRuntime,
@@ -10,7 +9,7 @@ import {
   type TaskContext,
   tagTaskFn,
 } from '../src/index.js'
-import { gate } from './helpers.js'
+import { gate, spyOnEnqueue } from './helpers.js'
 
 const TASK_MEMBERS = [
   'attempt',
@@ -126,23 +125,9 @@ describe("a body's ctx exposes the TaskContext interface and nothing else", () =
   it('on a first attempt that waited and on a retry, whose attempt the backend never sees', async () => {
     const contexts: TaskContext[] = []
     const enqueued: BackendJob[] = []
-    const inner = createPriorityBackend({ concurrency: 1 })
-    const backend: Backend = {
-      enqueue: (job) => {
-        enqueued.push(job)
-        inner.enqueue(job)
-      },
-      withdraw: (job) => inner.withdraw(job),
-      release: (job) => inner.release(job),
-      onPreCancel: (hook) => inner.onPreCancel(hook),
-      preCancel: () => inner.preCancel(),
-      get queued() {
-        return inner.queued
-      },
-      get running() {
-        return inner.running
-      },
-    }
+    const backend = spyOnEnqueue(createPriorityBackend({ concurrency: 1 }), (job) => {
+      enqueued.push(job)
+    })
     const runtime = createRuntime({ backend })
     const hold = gate()
     const first = run(runtime, () => hold.promise)
