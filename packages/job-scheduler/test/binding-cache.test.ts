@@ -31,6 +31,10 @@ describe('withAggregate bindings (shared per aggregate id)', () => {
     expect(Object.isFrozen(a!.aggregate)).toBe(true)
   })
 
+  it('tags with sharedBindings, so calls for one id share core’s record of the binding too', () => {
+    expect(aggregateTag.sharedBindings).toBe(true)
+  })
+
   it('keeps aggregates apart: the same id under another aggregate gets its own binding', () => {
     const order = bindingOf(withAggregate(async () => 1, { aggregate: 'sales.Order', id: 'x-1' }))
     const invoice = bindingOf(
