@@ -9,6 +9,7 @@
 // group, how many messages are between entry and exit, and per aggregate the
 // last sequence number seen at entry. A plain loop with no grouping fails.
 
+import { performance } from 'node:perf_hooks'
 import { createRuntime, run, shutdown } from '@vega/job-core'
 import {
   AggregateDispatcher,
@@ -205,6 +206,25 @@ const starters = {
 
 const peerNames = Object.keys(starters)
 
+/**
+ * What the kernel alone costs, for the report: every message a plain `run()`
+ * task on a runtime with GROUPS slots, no tag, no scheduler. Not a peer: it
+ * does not order anything (messages of a group overlap), so it is never
+ * verified, only timed against the pump in the same process.
+ */
+async function kernelAlone(list) {
+  const runtime = createRuntime({ concurrency: GROUPS })
+  for (const m of list) run(runtime, () => handle(m))
+  await shutdown(runtime, { mode: 'drain' })
+}
+
+async function timed(fn) {
+  globalThis.gc?.()
+  const started = performance.now()
+  await fn()
+  return performance.now() - started
+}
+
 export default {
   id: 'aggregate',
   title: `messages over ${IDS.toLocaleString('en-US')} aggregate ids, ${GROUPS} ordering groups`,
@@ -296,6 +316,27 @@ export default {
     }
     const pump = peaks[peerNames[0]]
     const ratio = round3(peaks['job-scheduler AggregateDispatcher'] / pump)
+    // The kernel's share of the runtime path: three rounds of the pump and of
+    // plain run() tasks, alternated, median ratio.
+    const pumpMs = []
+    const kernelMs = []
+    for (let round = 0; round < 3; round++) {
+      reset()
+      pumpMs.push(
+        await timed(async () => {
+          const peer = starters[peerNames[0]]()
+          peer.push(list)
+          await peer.drain()
+        }),
+      )
+      reset()
+      kernelMs.push(await timed(() => kernelAlone(list)))
+    }
+    reset()
+    const median = (values) => values.sort((a, b) => a - b)[1]
+    const kernelRatio = round3(median(kernelMs) / median(pumpMs))
+    metrics['plain run() tasks, no tag and no ordering (the kernel alone; not verified)'] =
+      `${median(kernelMs).toFixed(1)} ms, ${((median(kernelMs) * 1e6) / n).toFixed(0)} ns/message, ${kernelRatio}× the pump (${median(pumpMs).toFixed(1)} ms) in the same rounds`
     return {
       metrics,
       checks: [
@@ -316,6 +357,12 @@ export default {
           value: round3(peaks['job-scheduler on a job-core runtime (withAggregate)'] / n),
           limit: 250,
           met: peaks['job-scheduler on a job-core runtime (withAggregate)'] / n <= 250,
+        },
+        {
+          label: 'plain run() per message (kernel alone, no ordering) vs the pump (info)',
+          value: kernelRatio,
+          limit: undefined,
+          met: null,
         },
         {
           label: 'job-core + withAggregate live heap vs the pump (info)',

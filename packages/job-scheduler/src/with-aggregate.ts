@@ -57,6 +57,9 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
   {
     key: (binding) =>
       `${binding.aggregate.contextName}.${binding.aggregate.aggregateName}#${binding.id}`,
+    // withAggregate keeps one frozen binding per aggregate id: every command
+    // for an id shares core's record of it too.
+    sharedBindings: true,
   },
 )
 
@@ -118,6 +121,7 @@ export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): Task
     })
   }
   // Shared with the other calls for this aggregate id (frozen, so unseen by
-  // them): a task waiting behind its group holds no binding of its own.
+  // them), and so is core's record of it (a sharedBindings tag): a task
+  // waiting behind its group holds neither of its own.
   return tagTaskFn(taskFn, aggregateTag, internBinding(aggregate, id))
 }

@@ -31,6 +31,10 @@ describe('withAggregate bindings (shared per aggregate id)', () => {
     expect(Object.isFrozen(a!.aggregate)).toBe(true)
   })
 
+  it('tags with sharedBindings, so calls for one id share core’s record of the binding too', () => {
+    expect(aggregateTag.sharedBindings).toBe(true)
+  })
+
   it('keeps aggregates apart: the same id under another aggregate gets its own binding', () => {
     const order = bindingOf(withAggregate(async () => 1, { aggregate: 'sales.Order', id: 'x-1' }))
     const invoice = bindingOf(
@@ -68,6 +72,16 @@ describe('withAggregate bindings (shared per aggregate id)', () => {
       )
     }
     expect(() => InternedBinding.groupOf(numericId, 16)).toThrow(TypeError)
+    // At release: the same groups, and none for an id admission refused.
+    for (const parallelism of [1, 7, 16, 128]) {
+      expect(InternedBinding.admittedGroupOf(own, parallelism)).toBe(
+        toGroupKey('order-7', parallelism),
+      )
+      expect(InternedBinding.admittedGroupOf(handMade, parallelism)).toBe(
+        toGroupKey('order-7', parallelism),
+      )
+    }
+    expect(InternedBinding.admittedGroupOf(numericId, 16)).toBeUndefined()
   })
 
   it('a task bound by hand with the public tag joins the same group, in run() order', async () => {

@@ -265,8 +265,8 @@ export class AggregateBackend implements Backend {
 
   /** The group of an admitted job's binding (an id enqueue refused was never admitted). */
   private groupOf(binding: AggregateBinding): Group | undefined {
-    if (typeof binding.id !== 'string') return undefined
-    return this.groups.get(InternedBinding.groupOf(binding, this.parallelism))
+    const key = InternedBinding.admittedGroupOf(binding, this.parallelism)
+    return key === undefined ? undefined : this.groups.get(key)
   }
 
   onPreCancel(hook: () => void): () => void {

@@ -30,6 +30,21 @@ export class InternedBinding {
     const id = binding.id
     return typeof id === 'string' ? groupOf(id, parallelism) : toGroupKey(id as string, parallelism)
   }
+
+  /**
+   * The group of an admitted job's binding, or `undefined` for an id that
+   * is not a string (admission refused it). The kept hash is read first: a
+   * release then does not load the id, a string last touched at admission
+   * and long out of the cache.
+   */
+  static admittedGroupOf(
+    binding: { readonly id: unknown },
+    parallelism: number,
+  ): number | undefined {
+    if (#hash in binding) return groupOfHash((binding as InternedBinding).#hash, parallelism)
+    const id = binding.id
+    return typeof id === 'string' ? groupOf(id, parallelism) : undefined
+  }
 }
 
 /**
