@@ -5,7 +5,7 @@ import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import { isLegalTransition, type TaskState } from '../task-state.js'
 import { AttemptJob } from './attempt-job.js'
-import { readBindings, type TaskBindings } from './bindings.js'
+import { rawOf, readBindings, type TaskBindings } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { countMove } from './counters.js'
@@ -160,7 +160,10 @@ export class TaskRecord implements BackendJob {
 
   /** The function the body runs: `taskFn` without its tags. */
   get body(): TaskFn<unknown> {
-    return this.bindings?.raw ?? this.taskFn
+    // A shared layer (a `sharedBindings` tag) holds no `raw`: the tagged
+    // function keeps it. Calling the tagged function instead would work, one
+    // call and two cold reads later.
+    return this.bindings === undefined ? this.taskFn : rawOf(this.taskFn)
   }
 
   /** The key hash a binding gave the task, if any (the outermost binding with one wins). */
