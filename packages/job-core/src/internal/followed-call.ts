@@ -10,6 +10,12 @@ import { TaskRecord } from './task-record.js'
 let readFollowed: (value: object) => TaskRecord | undefined
 
 /**
+ * The records made for followed calls, kept off the object: few callers ever
+ * ask for one, so no call carries a field (and an initializer) for it.
+ */
+const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
+
+/**
  * A call a plugin merged into a live peer before its task was built (see
  * `ClaimOptions.followPeer`): a task born `cancelled`, whose promise is the
  * peer's. It reads as any task merged by `request.follow` does; the record
@@ -26,7 +32,6 @@ export class FollowedCall<T> implements Task<T> {
   readonly #core: RuntimeCore
   readonly #taskFn: TaskFn<unknown>
   readonly #options: ResolvedRunOptions
-  #record: TaskRecord | undefined = undefined
 
   static {
     readFollowed = (value) =>
@@ -99,7 +104,8 @@ export class FollowedCall<T> implements Task<T> {
 
   /** The ended record of this call, made on first request and kept. */
   #recordOf(): TaskRecord {
-    if (this.#record !== undefined) return this.#record
+    const made = records.get(this)
+    if (made !== undefined) return made
     const id = this.#id
     const task = new TaskRecord(this.#core, this.#taskFn, this.#options, id)
     task.handle = this
@@ -107,7 +113,7 @@ export class FollowedCall<T> implements Task<T> {
     task.outcome = new CancelledOutcome(this.#reason, id, this.#cancelledBy, undefined)
     task.caller = this.#promise
     task.observed = true
-    this.#record = task
+    records.set(this, task)
     return task
   }
 }
