@@ -23,20 +23,31 @@ export class CoordinationScope {
   /** hash → its other live tasks, in order; only for keys with more than one. */
   private readonly later = new Map<string, Set<Task<unknown>>>()
   /**
-   * Each indexed task's binding (whose hash it is indexed under). Core hands
-   * a settle callback the task, so one callback serves every indexed task
-   * and finds the binding here: a leader costs this entry (about 40 B)
-   * instead of a closure and its context (120 B).
+   * Each indexed task's binding (whose hash it is indexed under), by task
+   * id. Core hands a settle callback the task, so one callback serves every
+   * indexed task and finds the binding here: a leader costs this entry
+   * (about 40 B) instead of a closure and its context (120 B). Keyed by the
+   * id, a number, not by the task object: an object key makes the engine
+   * create and store an identity hash for every new leader (a call into
+   * the runtime, about a tenth of a leader's cost in a burst).
    */
-  private readonly bindings = new Map<Task<unknown>, CoordinationBinding>()
+  private readonly bindings = new Map<number, CoordinationBinding>()
   private readonly settled = (task: Task<unknown>): void => {
-    const binding = this.bindings.get(task)
+    const id = task.id
+    const binding = this.bindings.get(id)
     if (binding === undefined) return
-    this.bindings.delete(task)
-    if (binding.leading === task) binding.leading = undefined
+    this.bindings.delete(id)
     const hash = binding.hash
-    const later = this.later.get(hash)
-    if (this.first.get(hash) !== task) {
+    // Most keys have one live task: then there is no later set to look up,
+    // and a task its binding says leads is the key's first (skipping both
+    // lookups leaves a leader's settle two Map operations).
+    const later = this.later.size === 0 ? undefined : this.later.get(hash)
+    let first: boolean
+    if (binding.leading === task) {
+      binding.leading = undefined
+      first = true
+    } else first = this.first.get(hash) === task
+    if (!first) {
       if (later?.delete(task) === true && later.size === 0) this.later.delete(hash)
     } else if (later === undefined) {
       this.first.delete(hash)
@@ -74,7 +85,7 @@ export class CoordinationScope {
       }
       later.add(task)
     }
-    this.bindings.set(task, binding)
+    this.bindings.set(task.id, binding)
     // Core runs settle callbacks in the order they were added: the index is left first.
     this.host.onSettled(task, this.settled)
     if (onSettled !== undefined) this.host.onSettled(task, onSettled)
