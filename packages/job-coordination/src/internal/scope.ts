@@ -27,9 +27,8 @@ export class CoordinationScope {
    * id. Core hands a settle callback the task, so one callback serves every
    * indexed task and finds the binding here: a leader costs this entry
    * (about 40 B) instead of a closure and its context (120 B). Keyed by the
-   * id, a number, not by the task object: an object key makes the engine
-   * create and store an identity hash for every new leader (a call into
-   * the runtime, about a tenth of a leader's cost in a burst).
+   * id, a number, not by the task object, for which the engine would first
+   * have to create and store an identity hash.
    */
   private readonly bindings = new Map<number, CoordinationBinding>()
   private readonly settled = (task: Task<unknown>): void => {
