@@ -122,7 +122,21 @@ function boundOnce(coordinator) {
     }
     const promises = new Array(n)
     for (let i = 0; i < n; i++) promises[i] = run(runtime, bound[i % KEYS]).promise
-    return finish(promises, { open: inspectCoordination(runtime).keys, runtime })
+    const merged = mergedFacts(run(runtime, bound[0]), promises[0])
+    return finish(promises, { open: inspectCoordination(runtime).keys, runtime, merged })
+  }
+}
+
+/**
+ * What one more call of a key in flight reads as (made after the timed
+ * burst): the facts a merged call must keep, however it is made.
+ */
+function mergedFacts(task, leaderPromise) {
+  return {
+    state: task.state,
+    cancelReason: task.cancelReason,
+    merged: typeof task.cancelledBy === 'number',
+    sharesPromise: task.promise === leaderPromise,
   }
 }
 
@@ -185,7 +199,9 @@ export default {
           const fn = withCoordinator(() => load(k), dedupeCoordinator, { key: ['item', k] })
           promises[i] = run(runtime, fn).promise
         }
-        return finish(promises, { open: inspectCoordination(runtime).keys, runtime })
+        const again = withCoordinator(() => load(0), dedupeCoordinator, { key: ['item', 0] })
+        const merged = mergedFacts(run(runtime, again), promises[0])
+        return finish(promises, { open: inspectCoordination(runtime).keys, runtime, merged })
       },
     },
     {
@@ -223,6 +239,13 @@ export default {
     for (let i = 0; i < n; i++) {
       if (result.values[i] !== valueForKey(i % KEYS))
         check(false, `caller ${i} got ${result.values[i]}`)
+    }
+    if (result.merged !== undefined) {
+      const m = result.merged
+      check(
+        m.state === 'cancelled' && m.cancelReason === 'dedupe' && m.merged && m.sharesPromise,
+        `a call of a key in flight reads ${JSON.stringify(m)}, expected cancelled / dedupe, merged into the leader and sharing its promise`,
+      )
     }
     if (result.left !== undefined)
       check(result.left() === 0, `${result.left()} keys left after settle`)

@@ -87,8 +87,8 @@ class Coordination implements CoordinationContext {
     // Only an undecided intent (parked, or with a pending answer) must learn
     // how it ended; a proceeded one is indexed without a callback of its own.
     if (this.decision === undefined) {
-      this.scope.track(this.hash, this.request.task, () => this.intentSettled())
-    } else this.scope.track(this.hash, this.request.task)
+      this.scope.track(this.request.binding, this.request.task, () => this.intentSettled())
+    } else this.scope.track(this.request.binding, this.request.task)
   }
 
   reuse(peer: Task<unknown>): Promise<unknown> {

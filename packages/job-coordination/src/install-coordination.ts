@@ -24,7 +24,7 @@ export const installCoordination: Plugin = Object.freeze({
     host.claim(coordinationTag, (request) => dispatchToCoordinator(scope, request), {
       // A call its coordinator merges into a live peer ends before the kernel
       // builds its task (when nobody listens: no events to tell the difference).
-      followPeer: (binding) => followOf(binding.coordinator)?.(scope, binding.hash),
+      followPeer: (binding) => followOf(binding.coordinator)?.(scope, binding),
       followReason: 'dedupe',
     })
   },

@@ -1,10 +1,24 @@
-import { createTaskTag, type TaskTag } from '@vega/job-core'
+import { createTaskTag, type Task, type TaskTag } from '@vega/job-core'
 import type { Coordinator } from '../types.js'
 
 /** What `withCoordinator` attaches to a taskFn. */
-export interface CoordinationBinding {
+export class CoordinationBinding {
   readonly coordinator: Coordinator
   readonly hash: string
+  /**
+   * The live task a call of this very taskFn leads (set by dedupe when it
+   * proceeds, cleared by the scope the moment that task settles). A taskFn
+   * bound once and called again while its call is in flight is then merged
+   * without a lookup of its hash. The task may belong to another runtime:
+   * the kernel refuses a peer of another runtime, and the call then goes
+   * through the handler, which looks in its own runtime's index.
+   */
+  leading: Task<unknown> | undefined = undefined
+
+  constructor(coordinator: Coordinator, hash: string) {
+    this.coordinator = coordinator
+    this.hash = hash
+  }
 }
 
 /**

@@ -29,7 +29,10 @@ export const DIRECT: unique symbol = Symbol('@vega/job-coordination/direct')
  * decision would `follow`, or `undefined` when that decision would do
  * anything else.
  */
-export type FollowPeer = (scope: CoordinationScope, hash: string) => Task<unknown> | undefined
+export type FollowPeer = (
+  scope: CoordinationScope,
+  binding: CoordinationBinding,
+) => Task<unknown> | undefined
 
 export const FOLLOW: unique symbol = Symbol('@vega/job-coordination/follow')
 
@@ -46,6 +49,6 @@ export function trackAndProceed(
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
 ): Promise<unknown> {
-  scope.track(request.binding.hash, request.task)
+  scope.track(request.binding, request.task)
   return request.proceed()
 }

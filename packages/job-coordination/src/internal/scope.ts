@@ -1,4 +1,5 @@
 import type { PluginHost, Runtime, Task } from '@vega/job-core'
+import type { CoordinationBinding } from './coordination-tag.js'
 
 /** Per-key state a strategy keeps (a serialize queue, a keepLatest slot). */
 export interface KeyState {
@@ -22,17 +23,30 @@ export class CoordinationScope {
   /** hash → its other live tasks, in order; only for keys with more than one. */
   private readonly later = new Map<string, Set<Task<unknown>>>()
   /**
-   * Each indexed task's hash. Core hands a settle callback the task, so one
-   * callback serves every indexed task and finds the hash here: a leader
-   * costs this entry (about 40 B) instead of a closure and its context (120 B).
+   * Each indexed task's binding (whose hash it is indexed under), by task
+   * id. Core hands a settle callback the task, so one callback serves every
+   * indexed task and finds the binding here: a leader costs this entry
+   * (about 40 B) instead of a closure and its context (120 B). Keyed by the
+   * id, a number, not by the task object, for which the engine would first
+   * have to create and store an identity hash.
    */
-  private readonly hashes = new Map<Task<unknown>, string>()
+  private readonly bindings = new Map<number, CoordinationBinding>()
   private readonly settled = (task: Task<unknown>): void => {
-    const hash = this.hashes.get(task)
-    if (hash === undefined) return
-    this.hashes.delete(task)
-    const later = this.later.get(hash)
-    if (this.first.get(hash) !== task) {
+    const id = task.id
+    const binding = this.bindings.get(id)
+    if (binding === undefined) return
+    this.bindings.delete(id)
+    const hash = binding.hash
+    // Most keys have one live task: then there is no later set to look up,
+    // and a task its binding says leads is the key's first (skipping both
+    // lookups leaves a leader's settle two Map operations).
+    const later = this.later.size === 0 ? undefined : this.later.get(hash)
+    let first: boolean
+    if (binding.leading === task) {
+      binding.leading = undefined
+      first = true
+    } else first = this.first.get(hash) === task
+    if (!first) {
       if (later?.delete(task) === true && later.size === 0) this.later.delete(hash)
     } else if (later === undefined) {
       this.first.delete(hash)
@@ -52,10 +66,15 @@ export class CoordinationScope {
   }
 
   /**
-   * Adds `task` under `hash`; it leaves the moment it settles, and then
+   * Adds `task` under its binding's hash; it leaves the moment it settles, and then
    * `onSettled` (if any) runs. Each task is tracked once (its caller checks).
    */
-  track(hash: string, task: Task<unknown>, onSettled?: (task: Task<unknown>) => void): void {
+  track(
+    binding: CoordinationBinding,
+    task: Task<unknown>,
+    onSettled?: (task: Task<unknown>) => void,
+  ): void {
+    const hash = binding.hash
     if (!this.first.has(hash)) this.first.set(hash, task)
     else {
       let later = this.later.get(hash)
@@ -65,7 +84,7 @@ export class CoordinationScope {
       }
       later.add(task)
     }
-    this.hashes.set(task, hash)
+    this.bindings.set(task.id, binding)
     // Core runs settle callbacks in the order they were added: the index is left first.
     this.host.onSettled(task, this.settled)
     if (onSettled !== undefined) this.host.onSettled(task, onSettled)
@@ -87,7 +106,7 @@ export class CoordinationScope {
   }
 
   sizes(): { keys: number; tasks: number } {
-    return { keys: this.first.size, tasks: this.hashes.size }
+    return { keys: this.first.size, tasks: this.bindings.size }
   }
 }
 

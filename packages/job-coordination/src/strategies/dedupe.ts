@@ -24,9 +24,14 @@ export const dedupeCoordinator: Coordinator = defineDirectCoordinator(
   },
   // The same decision on the hot path: a lookup and the leader's promise.
   (scope, request) => {
-    const { hash, coordinator } = request.binding
+    const binding = request.binding
+    const { hash, coordinator } = binding
     const leader = scope.firstOf(hash)
-    if (leader === undefined) return trackAndProceed(scope, request)
+    if (leader === undefined) {
+      // Set before the task is indexed: should it end at once, the scope clears it.
+      binding.leading = request.task
+      return trackAndProceed(scope, request)
+    }
     const bus = scope.host.events
     if (bus.active) {
       bus.emit({
@@ -40,5 +45,7 @@ export const dedupeCoordinator: Coordinator = defineDirectCoordinator(
     return request.follow(leader, 'dedupe')
   },
   // Asked before the task is built: the leader the decision above follows.
-  (scope, hash) => scope.firstOf(hash),
+  // A taskFn bound once whose own call leads needs no lookup: its leader stays
+  // the key's earliest live task until it settles (when the scope clears it).
+  (scope, binding) => binding.leading ?? scope.firstOf(binding.hash),
 )

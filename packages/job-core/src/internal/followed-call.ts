@@ -10,6 +10,12 @@ import { TaskRecord } from './task-record.js'
 let readFollowed: (value: object) => TaskRecord | undefined
 
 /**
+ * The records made for followed calls, kept off the object: few callers ever
+ * ask for one, so no call carries a field (and an initializer) for it.
+ */
+const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
+
+/**
  * A call a plugin merged into a live peer before its task was built (see
  * `ClaimOptions.followPeer`): a task born `cancelled`, whose promise is the
  * peer's. It reads as any task merged by `request.follow` does; the record
@@ -26,11 +32,26 @@ export class FollowedCall<T> implements Task<T> {
   readonly #core: RuntimeCore
   readonly #taskFn: TaskFn<unknown>
   readonly #options: ResolvedRunOptions
-  #record: TaskRecord | undefined = undefined
 
+  // Made here, not as a private method: a class with private methods gives
+  // every instance a brand slot (8 B per merged call).
   static {
-    readFollowed = (value) =>
-      #id in value ? (value as FollowedCall<unknown>).#recordOf() : undefined
+    readFollowed = (value) => {
+      if (!(#id in value)) return undefined
+      const call = value as FollowedCall<unknown>
+      const made = records.get(call)
+      if (made !== undefined) return made
+      // The ended record of this call, made on first request and kept.
+      const id = call.#id
+      const task = new TaskRecord(call.#core, call.#taskFn, call.#options, id)
+      task.handle = call
+      task.state = 'cancelled'
+      task.outcome = new CancelledOutcome(call.#reason, id, call.#cancelledBy, undefined)
+      task.caller = call.#promise
+      task.observed = true
+      records.set(call, task)
+      return task
+    }
   }
 
   constructor(
@@ -96,20 +117,6 @@ export class FollowedCall<T> implements Task<T> {
 
   /** Already terminal: nothing to cancel, as for any ended task. */
   cancel(): void {}
-
-  /** The ended record of this call, made on first request and kept. */
-  #recordOf(): TaskRecord {
-    if (this.#record !== undefined) return this.#record
-    const id = this.#id
-    const task = new TaskRecord(this.#core, this.#taskFn, this.#options, id)
-    task.handle = this
-    task.state = 'cancelled'
-    task.outcome = new CancelledOutcome(this.#reason, id, this.#cancelledBy, undefined)
-    task.caller = this.#promise
-    task.observed = true
-    this.#record = task
-    return task
-  }
 }
 
 /**
