@@ -19,14 +19,7 @@ export interface TaskSnapshot {
   readonly key: string | undefined
   readonly attempt: number
   readonly parentId: number | undefined
-  /**
-   * Clock time at which the task entered its current state. With the system
-   * clock and nobody listening to events, transitions of one synchronous
-   * stretch share one reading (it expires at the next microtask
-   * checkpoint), so this may be earlier than the exact moment by as long as
-   * that stretch ran; with a listener, or a clock given to `createRuntime`,
-   * it is read at the transition itself.
-   */
+  /** Clock time at which the task entered its current state. */
   readonly since: number
 }
 
