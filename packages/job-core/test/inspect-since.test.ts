@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   createRuntime,
   createTaskTag,
@@ -107,60 +107,5 @@ describe('clock readings for since, nobody listening', () => {
     expect(await waiting).toBe('done')
     // The waiting task's start; endings read nothing.
     expect(reads).toBe(1)
-  })
-})
-
-describe('the system clock, nobody listening: one reading per synchronous stretch', () => {
-  afterEach(() => {
-    vi.restoreAllMocks()
-  })
-
-  it('transitions of one stretch share a reading; the next stretch reads again', async () => {
-    let now = 1_700_000_000_000
-    let reads = 0
-    vi.spyOn(Date, 'now').mockImplementation(() => {
-      reads++
-      return now
-    })
-    const runtime = createRuntime({ concurrency: 1 })
-    const door = gate()
-    reads = 0
-    const first = run(runtime, () => door.promise)
-    const waiting = Array.from({ length: 20 }, (_, i) => run(runtime, () => i))
-    // One reading for a running and twenty queued transitions.
-    expect(reads).toBe(1)
-    const queuedAt = sinceOf(runtime, waiting[19]!.id)
-    expect(queuedAt).toBe(now)
-    expect(sinceOf(runtime, first.id)).toBe(now)
-    await Promise.resolve()
-    now += 250
-    reads = 0
-    const late = run(runtime, () => 'late')
-    // A later microtask: the reading has expired.
-    expect(reads).toBe(1)
-    expect(sinceOf(runtime, late.id)).toBe(now)
-    expect(sinceOf(runtime, waiting[0]!.id)).toBe(queuedAt)
-    door.open()
-    expect(await Promise.all(waiting)).toEqual(Array.from({ length: 20 }, (_, i) => i))
-    await late
-  })
-
-  it('with a listener every transition reads the clock, and since agrees with the events', async () => {
-    let now = 1_700_000_000_000
-    vi.spyOn(Date, 'now').mockImplementation(() => now++)
-    const runtime = createRuntime({ concurrency: 1 })
-    const at = new Map<number, number>()
-    subscribe(runtime, (event) => {
-      if (event.type === 'task:transition' && event.to === 'queued') at.set(event.taskId, event.at)
-    })
-    const door = gate()
-    const first = run(runtime, () => door.promise)
-    const a = run(runtime, () => 'a')
-    const b = run(runtime, () => 'b')
-    expect(at.get(b.id)).toBeGreaterThan(at.get(a.id)!)
-    expect(sinceOf(runtime, a.id)).toBe(at.get(a.id))
-    expect(sinceOf(runtime, b.id)).toBe(at.get(b.id))
-    door.open()
-    expect(await Promise.all([first, a, b])).toEqual([undefined, 'a', 'b'])
   })
 })

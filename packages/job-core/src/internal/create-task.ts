@@ -8,7 +8,7 @@ import type { RuntimeCore } from './runtime-core.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf, withCallback } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
-import { sinceOffsetAt, TaskRecord, unheardSinceOffset } from './task-record.js'
+import { sinceOffsetAt, TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -31,8 +31,7 @@ export function createTask(
   const bus = core.bus
   const listened = bus.active
   if (listened) {
-    const at = core.clock.now()
-    task.sinceOffset = sinceOffsetAt(core, at)
+    task.sinceOffset = sinceOffsetAt(core)
     const created: Mutable<RuntimeEventMap['task:created']> & {
       type: 'task:created'
       seq: number
@@ -40,7 +39,7 @@ export function createTask(
     } = {
       type: 'task:created',
       seq: bus.nextSeq(),
-      at,
+      at: task.since,
       taskId: task.id,
       label: options.label,
     }
@@ -54,7 +53,7 @@ export function createTask(
   // merged call (ended here, nobody listening) skips the read, which costs
   // as much as the rest of its merge; until here `since` reads the clock
   // when asked (only inspect() from a dispatch handler can ask).
-  if (!listened && task.state === 'idle') task.sinceOffset = unheardSinceOffset(core)
+  if (!listened && task.state === 'idle') task.sinceOffset = sinceOffsetAt(core)
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
     const snapshot = takeSnapshot()

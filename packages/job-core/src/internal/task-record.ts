@@ -1,4 +1,5 @@
 import type { BackendJob } from '../backend.js'
+import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
@@ -10,7 +11,6 @@ import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
-import { sharedReading } from './shared-reading.js'
 import { EXECUTE, type StageIndex } from './stages/stage.js'
 import { clearStageTimer, type TaskExtras } from './task-extras.js'
 
@@ -26,22 +26,21 @@ export interface EndedWaiting {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /**
- * A clock reading as an offset from the runtime's first one, made a small
- * integer whenever it is one. A difference of two epoch
+ * A clock reading (now, unless given) as an offset from the runtime's first
+ * one, made a small integer whenever it is one. A difference of two epoch
  * readings is a heap number as computed (16 B per record when stored), and
  * one stored heap number turns the field into a boxed double for every
  * record after it. Fractional clocks and runtimes older than 24 days keep
  * the plain number.
  */
-export function sinceOffsetAt(core: RuntimeCore, at: number): number {
-  const offset = at - core.clockOrigin
+export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
+  // The system clock is read here, not through the clock object: returned
+  // from a call that is not inlined, an epoch reading is a fresh heap
+  // number (16 B per transition).
+  const offset =
+    (at ?? (core.clock === systemClock ? Date.now() : core.clock.now())) - core.clockOrigin
   const small = offset | 0
   return small === offset ? small : offset
-}
-
-/** The offset of a transition nobody listens to (see `shared-reading.ts`). */
-export function unheardSinceOffset(core: RuntimeCore): number {
-  return sinceOffsetAt(core, sharedReading(core))
 }
 
 // The layout of `TaskRecord.packed`. A retry policy stops far below the
@@ -244,11 +243,10 @@ export class TaskRecord implements BackendJob {
       // as much as the rest of its merge. Entering the queue defers its
       // reading to the queue stage, after the backend had its say: a task
       // started at once reads the clock once, for `running` (a reading costs
-      // 60–80 ns on a VM, a third of a synchronous task's kernel time), and
-      // that reading is shared by the stretch (see `shared-reading.ts`).
+      // 60–80 ns on a VM, a third of a synchronous task's kernel time).
       if (to === 'queued') this.sinceOffset = undefined
       else if (to !== 'success' && to !== 'error' && to !== 'cancelled') {
-        this.sinceOffset = unheardSinceOffset(core)
+        this.sinceOffset = sinceOffsetAt(core)
       }
       return
     }

@@ -2,7 +2,7 @@ import { RetryTicket } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
 import { overflowed } from '../overflow.js'
 import { extrasOf } from '../task-extras.js'
-import { type TaskRecord, unheardSinceOffset } from '../task-record.js'
+import { sinceOffsetAt, type TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { type Advance, EXECUTE, type StageResult } from './stage.js'
 
@@ -29,7 +29,7 @@ export function queue(task: TaskRecord, _advance: Advance): StageResult {
   }
   // Still waiting: the time it entered the queue (moveTo left it unread).
   if (task.sinceOffset === undefined && task.state === 'queued') {
-    task.sinceOffset = unheardSinceOffset(core)
+    task.sinceOffset = sinceOffsetAt(core)
   }
   // Backpressure applies to new work only, once the backend has started what fits.
   if (core.queuedTasks > core.control.maxQueued && task.state === 'queued' && task.attempt === 0) {
