@@ -50,7 +50,7 @@ export class AttemptJob implements TaskContext {
   /** 1-based: the attempts of the task started before this one, plus one. */
   readonly attempt: number
   readonly #task: TaskRecord
-  #phase: AttemptPhase
+  #phase: AttemptPhase = 'waiting'
   #entered = false
   #timer: TimerHandle | undefined = undefined
   readonly #ticket: BackendJob
@@ -88,12 +88,11 @@ export class AttemptJob implements TaskContext {
     }
   }
 
-  /** A first attempt is made when the backend grants it a slot (`started`); a retry's when it queues. */
-  constructor(task: TaskRecord, phase: AttemptPhase, ticket?: RetryTicket) {
+  /** A first attempt is made when the backend grants it a slot; a retry's when it queues. */
+  constructor(task: TaskRecord, ticket?: RetryTicket) {
     this.#task = task
     this.taskId = task.id
     this.attempt = task.attempt + 1
-    this.#phase = phase
     this.#ticket = ticket ?? task
   }
 
@@ -119,7 +118,7 @@ export class AttemptJob implements TaskContext {
   }
 }
 
-/** The attempt runs its execute stage (the backend granted a slot). */
+/** The backend granted `job` a slot: its task runs the execute stage. */
 export function startAttempt(job: AttemptJob): void {
   setPhase(job, 'started')
   const task = recordOfJob(job)
@@ -136,7 +135,7 @@ export class RetryTicket implements BackendJob {
   readonly job: AttemptJob
 
   constructor(task: TaskRecord) {
-    this.job = new AttemptJob(task, 'waiting', this)
+    this.job = new AttemptJob(task, this)
   }
 
   get task(): Task<unknown> {

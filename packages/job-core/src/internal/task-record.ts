@@ -4,7 +4,7 @@ import { IllegalStateError } from '../errors.js'
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import { isLegalTransition, type TaskState } from '../task-state.js'
-import { AttemptJob } from './attempt-job.js'
+import { AttemptJob, startAttempt } from './attempt-job.js'
 import { rawOf, readBindings, type TaskBindings } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
@@ -12,7 +12,7 @@ import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { EXECUTE, type StageIndex } from './stages/stage.js'
-import { clearStageTimer, type TaskExtras } from './task-extras.js'
+import type { TaskExtras } from './task-extras.js'
 
 /**
  * What the context carrier of a task that ended while it waited carries: a
@@ -214,17 +214,14 @@ export class TaskRecord implements BackendJob {
 
   /** `BackendJob.start`: the backend grants the first attempt a slot. */
   start(): void {
-    const core = this.core
     if (!this.waitsAsTicket) {
       // Withdrawn (the task ended) after the backend picked it.
-      core.backend.release(this)
+      this.core.backend.release(this)
       return
     }
-    const job = new AttemptJob(this, 'started')
+    const job = new AttemptJob(this)
     this.job = job
-    // The queue timeout, if any.
-    clearStageTimer(this)
-    core.advance(this)
+    startAttempt(job)
   }
 
   /** Changes the state, refusing illegal transitions, and reports it on the bus. */
