@@ -72,7 +72,7 @@ export function createTaskTag<B>(
 /**
  * Returns a new taskFn that runs `taskFn` and carries `binding` under `tag`
  * (replacing an earlier binding of the same tag). The original is untouched.
- For a tag made with `sharedBindings: true`, every taskFn that carries
+ * For a tag made with `sharedBindings: true`, every taskFn that carries
  * one binding object as its only tag shares one record of it, so tagging
  * costs a taskFn nothing but the new function.
  *
