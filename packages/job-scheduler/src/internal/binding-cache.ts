@@ -26,9 +26,11 @@ export class InternedBinding {
    * rejected, as `toGroupKey` does.
    */
   static groupOf(binding: { readonly id: unknown }, parallelism: number): number {
-    if (#hash in binding) return groupOfHash((binding as InternedBinding).#hash, parallelism)
-    const id = binding.id
-    return typeof id === 'string' ? groupOf(id, parallelism) : toGroupKey(id as string, parallelism)
+    return (
+      InternedBinding.admittedGroupOf(binding, parallelism) ??
+      // Not a string: toGroupKey rejects it with its own message.
+      toGroupKey(binding.id as string, parallelism)
+    )
   }
 
   /**
