@@ -9,7 +9,7 @@ import {
   run,
   subscribe,
 } from '../src/index.js'
-import { flush, gate } from './helpers.js'
+import { flush, gate, spyOnEnqueue } from './helpers.js'
 
 // What a custom backend can rely on (backend.ts): one job per attempt,
 // `release` with the very job it was handed, `withdraw` before a start that
@@ -91,12 +91,9 @@ describe('the backend contract', () => {
 
   it('a job shows its task, priority and taskFn', async () => {
     const seen: BackendJob[] = []
-    const { backend } = recordingBackend()
-    const enqueue = backend.enqueue.bind(backend)
-    backend.enqueue = (job) => {
+    const backend = spyOnEnqueue(recordingBackend().backend, (job) => {
       seen.push(job)
-      enqueue(job)
-    }
+    })
     const runtime = createRuntime({ backend })
     const body = () => 1
     const task = run(runtime, body, { priority: -2 })
