@@ -24,7 +24,7 @@ export function createTask(
   options: ResolvedRunOptions,
   parent: TaskRecord | undefined,
 ): TaskRecord {
-  const task = new TaskRecord(core, taskFn, options)
+  const task = new TaskRecord(taskFn, options)
   task.handle = new TaskHandle(task)
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent

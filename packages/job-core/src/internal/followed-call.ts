@@ -29,7 +29,6 @@ export class FollowedCall<T> implements Task<T> {
   readonly #cancelledBy: number
   readonly #reason: CancelReason
   readonly #promise: Promise<T>
-  readonly #core: RuntimeCore
   readonly #taskFn: TaskFn<unknown>
   readonly #options: ResolvedRunOptions
 
@@ -43,7 +42,7 @@ export class FollowedCall<T> implements Task<T> {
       if (made !== undefined) return made
       // The ended record of this call, made on first request and kept.
       const id = call.#id
-      const task = new TaskRecord(call.#core, call.#taskFn, call.#options, id)
+      const task = new TaskRecord(call.#taskFn, call.#options, id)
       task.handle = call
       task.state = 'cancelled'
       task.outcome = new CancelledOutcome(call.#reason, id, call.#cancelledBy, undefined)
@@ -62,7 +61,6 @@ export class FollowedCall<T> implements Task<T> {
     reason: CancelReason,
   ) {
     this.#id = core.nextTaskId++
-    this.#core = core
     this.#taskFn = taskFn
     this.#options = options
     this.#cancelledBy = peer.id

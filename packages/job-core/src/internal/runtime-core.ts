@@ -115,7 +115,7 @@ export class RuntimeCore implements Runtime {
     this.clockOrigin = this.clock.now()
     this.random = options.random ?? Math.random
     this.control = resolveControl(options, reportUnobservedToConsole)
-    this.defaultRunOptions = defaultRunOptionsFor(this.control.defaults)
+    this.defaultRunOptions = defaultRunOptionsFor(this, this.control.defaults)
     if (options.backend !== undefined && options.concurrency !== undefined) {
       throw new TypeError(
         'createRuntime: pass either `concurrency` or a `backend`, not both; give the limit to the backend.',

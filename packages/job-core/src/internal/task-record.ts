@@ -64,7 +64,6 @@ export type TransitionExtra = Pick<
  */
 export class TaskRecord implements BackendJob {
   readonly id: number
-  readonly core: RuntimeCore
   /** The taskFn as passed to `run()` (tags included). */
   readonly taskFn: TaskFn<unknown>
   readonly options: ResolvedRunOptions
@@ -102,18 +101,21 @@ export class TaskRecord implements BackendJob {
 
   /** `id` is given only for a call that already has one (a followed call's record, made late). */
   constructor(
-    core: RuntimeCore,
     taskFn: TaskFn<unknown>,
     options: ResolvedRunOptions,
-    id: number = core.nextTaskId++,
+    id: number = options.core.nextTaskId++,
   ) {
     this.id = id
-    this.core = core
     this.taskFn = taskFn
     this.options = options
     // Read by createTask, and only for a task someone may see: one that
     // ends inside run() with nobody listening never pays for the clock.
     this.sinceOffset = undefined
+  }
+
+  /** The runtime: its options know it (see `ResolvedRunOptions.core`). */
+  get core(): RuntimeCore {
+    return this.options.core
   }
 
   /** The stage the pipeline runs next. */
