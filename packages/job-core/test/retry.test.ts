@@ -32,6 +32,24 @@ function failing(failures: number, attempts: number[] = []) {
 }
 
 describe('retry: attempts and the parked:retry state', () => {
+  it('an attempt count past 255 keeps the task state and stage intact (they share one packed word)', async () => {
+    const { runtime, clock } = setup()
+    const attempts: number[] = []
+    const task = run(runtime, failing(299, attempts), { retry: { attempts: 300, delay: () => 1 } })
+    for (let i = 0; i < 299; i++) {
+      await flush()
+      expect(task.state).toBe('parked:retry')
+      expect(task.attempt).toBe(i + 1)
+      await clock.advance(1)
+    }
+    expect(await task).toBe('ok on 300')
+    expect(task.state).toBe('success')
+    expect(task.attempt).toBe(300)
+    expect(attempts).toHaveLength(300)
+    expect(attempts[299]).toBe(300)
+    expect(inspect(runtime).sizes.liveTasks).toBe(0)
+  })
+
   it('a failed attempt goes running → parked:retry → queued → running, with task:retry events', async () => {
     const { runtime, clock, transitions, retries } = setup({ random: () => 0.5 })
     const attempts: number[] = []

@@ -10,6 +10,12 @@ const RETRY_KEYS: readonly (keyof RetryPolicy)[] = ['attempts', 'delay', 'retryI
 
 const BASE_DELAY_MS = 100
 const MAX_DELAY_MS = 30_000
+/**
+ * The most attempts a policy may allow: 2^23 − 1, what the attempt count's
+ * bits in a record's packed small integer hold (see `TaskRecord.packed`).
+ * Beyond it the count would overflow into the sign bit.
+ */
+export const MAX_ATTEMPTS = 8_388_607
 
 /** A retry policy with its defaults filled in. */
 export interface ResolvedRetry {
@@ -41,9 +47,14 @@ export function resolveRetry(
   }
   assertKnownKeys(where(), policy, RETRY_KEYS)
   const { attempts, delay, retryIf } = policy
-  if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1) {
+  if (
+    typeof attempts !== 'number' ||
+    !Number.isInteger(attempts) ||
+    attempts < 1 ||
+    attempts > MAX_ATTEMPTS
+  ) {
     throw new RangeError(
-      `${where()}: attempts must be an integer ≥ 1 (the first attempt included), got ${describeValue(attempts)}.`,
+      `${where()}: attempts must be an integer from 1 (the first attempt included) to ${MAX_ATTEMPTS}, got ${describeValue(attempts)}.`,
     )
   }
   if (delay !== undefined && typeof delay !== 'function') validateMs(delay, where('delay'))

@@ -47,7 +47,6 @@ const RUN_OPTION_KEYS: readonly (keyof RunOptions)[] = [
   'retry',
 ]
 
-
 /**
  * Checks the options of `run()` or `ctx.run()` (`fn` names the call in
  * errors) and resolves them for `core`: every field is checked here, once.

@@ -3,7 +3,7 @@ import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
 import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
-import { isLegalTransition, type TaskState } from '../task-state.js'
+import type { TaskState } from '../task-state.js'
 import { AttemptJob, startAttempt } from './attempt-job.js'
 import { rawOf, readBindings, type TaskBindings } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
@@ -12,6 +12,7 @@ import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { EXECUTE, type StageIndex } from './stages/stage.js'
+import { LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
 import type { TaskExtras } from './task-extras.js'
 
 /**
@@ -43,12 +44,16 @@ export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
   return small === offset ? small : offset
 }
 
-// The layout of `TaskRecord.packed`. A retry policy stops far below the
-// 2^27 attempts the remaining bits of a small integer hold.
+// The layout of `TaskRecord.packed`: stage (bits 0–2), observed (bit 3),
+// state index (bits 4–7), attempt (bits 8–30). A small integer has 31 bits,
+// so the attempt count is capped at 2^23 − 1 (`MAX_ATTEMPTS`, checked where
+// a retry policy is resolved).
 const STAGE_BITS = 0b111
 const OBSERVED_BIT = 0b1000
-const LOW_BITS = 0b1111
-const ATTEMPT_SHIFT = 4
+const STATE_SHIFT = 4
+const STATE_BITS = 0b1111_0000
+const LOW_BITS = 0b1111_1111
+const ATTEMPT_SHIFT = 8
 
 /** What a terminal or retry transition reports besides `from` and `to`. */
 export type TransitionExtra = Pick<
@@ -69,13 +74,12 @@ export class TaskRecord implements BackendJob {
   readonly options: ResolvedRunOptions
   /** What the caller holds: set once, right after construction. */
   handle!: Task<unknown>
-  state: TaskState = 'idle'
   /**
-   * `stage` (bits 0–2), `observed` (bit 3) and `attempt` (bits 4 and up) in
-   * one small integer, read and written through the accessors below. Node
-   * keeps full 8-byte fields (no pointer compression): three fields of
-   * their own would cost every record 16 B more, a tenth of what a task
-   * that waits holds in its record.
+   * `stage`, `observed`, `state` and `attempt` in one small integer (layout
+   * above), read and written through the accessors below. Node keeps full
+   * 8-byte fields (no pointer compression): four fields of their own would
+   * cost every record 24 B more, a sixth of what a task that waits holds in
+   * its record. 0 is a new record: idle, no attempt, stage 0.
    */
   private packed = 0
   /**
@@ -116,6 +120,15 @@ export class TaskRecord implements BackendJob {
   /** The runtime: its options know it (see `ResolvedRunOptions.core`). */
   get core(): RuntimeCore {
     return this.options.core
+  }
+
+  /** The state; only `moveTo` (and a followed call's record, born ended) sets it. */
+  get state(): TaskState {
+    return STATE_NAMES[(this.packed & STATE_BITS) >>> STATE_SHIFT]!
+  }
+
+  set state(state: TaskState) {
+    this.packed = (this.packed & ~STATE_BITS) | (stateIndexOf(state) << STATE_SHIFT)
   }
 
   /** The stage the pipeline runs next. */
@@ -228,11 +241,14 @@ export class TaskRecord implements BackendJob {
 
   /** Changes the state, refusing illegal transitions, and reports it on the bus. */
   moveTo(to: TaskState, extra?: TransitionExtra): void {
-    const from = this.state
-    if (!isLegalTransition(from, to)) {
+    const packed = this.packed
+    const fromIndex = (packed & STATE_BITS) >>> STATE_SHIFT
+    const toIndex = stateIndexOf(to)
+    const from = STATE_NAMES[fromIndex]!
+    if ((LEGAL_NEXT[fromIndex]! & (1 << toIndex)) === 0) {
       throw new IllegalStateError(`Task #${this.id}: illegal transition ${from} → ${to}.`)
     }
-    this.state = to
+    this.packed = (packed & ~STATE_BITS) | (toIndex << STATE_SHIFT)
     const core = this.core
     countMove(core, from, to)
     const bus = core.bus
