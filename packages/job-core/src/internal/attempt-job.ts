@@ -1,9 +1,10 @@
 import type { BackendJob } from '../backend.js'
 import type { TimerHandle } from '../clock.js'
 import type { RunOptions, Task, TaskContext, TaskFn } from '../task.js'
+import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { sleepOn } from './sleep.js'
 import { clearStageTimer } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
+import type { EndedWaiting, TaskRecord } from './task-record.js'
 
 /**
  * `waiting` for a slot; `started` once the backend granted one and the
@@ -35,6 +36,32 @@ export let setTimer: (job: AttemptJob, timer: TimerHandle | undefined) => void
 export let clearTimer: (job: AttemptJob) => void
 /** Aborts the attempt's signal with `reason` (a `CancelledError` or `TimeoutError`). Once. */
 export let abortAttempt: (job: AttemptJob, reason: unknown) => void
+/** The carrier the attempt enters its body through (once), or `undefined` to enter at once. */
+export let takeCarrier: (job: AttemptJob) => AttemptCarrier | undefined
+
+/**
+ * The async context of the task's `run()` call (or of a failed attempt, for
+ * a retry), kept for a body that starts later: a snapshot, or a promise door.
+ */
+export type AttemptCarrier = ContextSnapshot | ContextCarrier<AttemptJob | EndedWaiting>
+
+// `#phase` and `#entered` share one small integer: phase index in bits 0–1, entered in bit 2.
+const PHASES: readonly AttemptPhase[] = ['waiting', 'started', 'abandoned', 'exited']
+const PHASE_BITS = 0b11
+const ENTERED_BIT = 0b100
+
+function phaseIndexOf(phase: AttemptPhase): number {
+  switch (phase) {
+    case 'waiting':
+      return 0
+    case 'started':
+      return 1
+    case 'abandoned':
+      return 2
+    default:
+      return 3
+  }
+}
 
 /**
  * One attempt of a task, and the `ctx` its body receives: its signal, its
@@ -50,10 +77,16 @@ export class AttemptJob implements TaskContext {
   /** 1-based: the attempts of the task started before this one, plus one. */
   readonly attempt: number
   readonly #task: TaskRecord
-  #phase: AttemptPhase = 'waiting'
-  #entered = false
+  /** Phase and entered (see `PHASES`); 0 is `waiting`, not entered. */
+  #flags = 0
   #timer: TimerHandle | undefined = undefined
   readonly #ticket: BackendJob
+  /**
+   * Held here from the moment the attempt exists until the execute stage
+   * takes it: the record's one slot then holds the attempt (see
+   * `TaskRecord.pending`).
+   */
+  #carrier: AttemptCarrier | undefined
   /**
    * The signal's state, made on first use (most bodies never read it): its
    * controller once read, the abort reason if aborted before anyone read it.
@@ -62,13 +95,18 @@ export class AttemptJob implements TaskContext {
 
   static {
     recordOfJob = (job) => job.#task
-    phaseOf = (job) => job.#phase
+    phaseOf = (job) => PHASES[job.#flags & PHASE_BITS]!
     setPhase = (job, phase) => {
-      job.#phase = phase
+      job.#flags = (job.#flags & ~PHASE_BITS) | phaseIndexOf(phase)
     }
-    hasEntered = (job) => job.#entered
+    hasEntered = (job) => (job.#flags & ENTERED_BIT) !== 0
     markEntered = (job) => {
-      job.#entered = true
+      job.#flags |= ENTERED_BIT
+    }
+    takeCarrier = (job) => {
+      const carrier = job.#carrier
+      if (carrier !== undefined) job.#carrier = undefined
+      return carrier
     }
     ticketOf = (job) => job.#ticket
     setTimer = (job, timer) => {
@@ -88,12 +126,16 @@ export class AttemptJob implements TaskContext {
     }
   }
 
-  /** A first attempt is made when the backend grants it a slot; a retry's when it queues. */
+  /**
+   * A first attempt is made when the backend grants it a slot; a retry's when
+   * it queues. Either takes over the task's carrier, if it waited with one.
+   */
   constructor(task: TaskRecord, ticket?: RetryTicket) {
     this.#task = task
     this.taskId = task.id
     this.attempt = task.attempt + 1
     this.#ticket = ticket ?? task
+    this.#carrier = task.carrier
   }
 
   get signal(): AbortSignal {

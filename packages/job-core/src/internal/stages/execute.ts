@@ -9,6 +9,7 @@ import {
   recordOfJob,
   setPhase,
   setTimer,
+  takeCarrier,
   ticketOf,
 } from '../attempt-job.js'
 import { OWN_HANDED_OUT } from '../caller-promise.js'
@@ -32,13 +33,10 @@ export function execute(task: TaskRecord, _advance: Advance): StageResult {
   task.attempt++
   task.moveTo('running')
   task.core.runningBodies++
-  const carrier = task.carrier
+  const carrier = takeCarrier(job)
   if (carrier === undefined) enterBody(job)
-  else {
-    task.carrier = undefined
-    if (typeof carrier === 'function') carrier(job)
-    else enterSnapshot(carrier, enterBody, job)
-  }
+  else if (typeof carrier === 'function') carrier(job)
+  else enterSnapshot(carrier, enterBody, job)
   return 'parked'
 }
 
