@@ -196,7 +196,7 @@ export class RetryTicket implements BackendJob {
   start(): void {
     const job = this.job
     const task = recordOfJob(job)
-    if (task.job !== job || phaseOf(job) !== 'waiting') {
+    if (!task.holds(job) || phaseOf(job) !== 'waiting') {
       // Withdrawn after the backend picked it.
       task.core.backend.release(this)
       return

@@ -133,6 +133,11 @@ export class TaskRecord implements BackendJob {
     this.pending = job
   }
 
+  /** `job` decides the task: a compare, where the `job` accessor would test the slot's class. */
+  holds(job: AttemptJob): boolean {
+    return this.pending === job
+  }
+
   /**
    * The async context of `run()` (or of a failed attempt, for a retry) while
    * no attempt holds it: a snapshot, or a promise door. Set only while the
@@ -255,7 +260,7 @@ export class TaskRecord implements BackendJob {
    * started yet.
    */
   get waitsAsTicket(): boolean {
-    return this.job === undefined && this.state === 'queued' && this.stage === EXECUTE
+    return this.stage === EXECUTE && this.state === 'queued' && this.job === undefined
   }
 
   /** `BackendJob.start`: the backend grants the first attempt a slot. */

@@ -66,7 +66,7 @@ export function enterIfGranted(value: AttemptJob | EndedWaiting): void {
 /** Calls the body of `job`'s task, unless the task ended while the attempt waited to enter. */
 export function enterBody(job: AttemptJob): void {
   const task = recordOfJob(job)
-  if (task.job !== job) {
+  if (!task.holds(job)) {
     bodyExited(job, undefined, false)
     return
   }
@@ -100,7 +100,7 @@ function armAttemptTimeout(task: TaskRecord, job: AttemptJob, limit: number): vo
     job,
     armTimeout(task, 'attempt', limit, (error) => {
       setTimer(job, undefined)
-      if (task.job !== job) return
+      if (!task.holds(job)) return
       abortAttempt(job, error)
       armAbandon(task, job)
       attemptFailed(task, job, error)
@@ -123,7 +123,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   const core = task.core
   // Exiting: a body whose task had already ended (counts().exiting).
   const exiting = task.outcome !== undefined
-  if (task.job === job) {
+  if (task.holds(job)) {
     task.job = undefined
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
@@ -150,7 +150,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
 
 /** An attempt failed: another one follows after the retry delay, or the task ends in `error`. */
 function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void {
-  if (task.job === job) {
+  if (task.holds(job)) {
     // Timed out: the body is still inside, holding its slot, but no longer decides.
     task.job = undefined
     extrasOf(task).staleBodies++
