@@ -73,7 +73,11 @@ export interface CoordinationIntent extends Task<unknown> {
  * ```
  */
 export interface CoordinationContext {
-  /** The taskFn passed to `run()` (the coordinated one). */
+  /**
+   * The coordinated taskFn passed to `run()`: a function with its body and
+   * tags (core rebuilds a tagged taskFn on each read rather than keep it
+   * per task), so `run(runtime, ctx.taskFn)` is the same call again.
+   */
   readonly taskFn: TaskFn<unknown>
   /** The `RunOptions` passed to `run()`. */
   readonly options: RunOptions

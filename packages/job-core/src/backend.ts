@@ -17,7 +17,12 @@ export interface BackendJob {
   readonly task: Task<unknown>
   /** Higher first; FIFO within a priority. */
   readonly priority: number
-  /** The taskFn as passed to `run()`, so a backend can read its bindings with `readTaskTag`. */
+  /**
+   * The task's taskFn: the very function passed to `run()` when it carries
+   * no tag; for a tagged one, a function with the same body and tags,
+   * rebuilt on each read (a waiting task keeps only its body and tags). To
+   * read a tag, pass the job itself: `readTaskTag(job, tag)` builds nothing.
+   */
   readonly taskFn: TaskFn<unknown>
   /** Runs the attempt's body. The backend calls it at most once, when the job may take a slot. */
   start(): void

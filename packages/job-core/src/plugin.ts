@@ -21,7 +21,11 @@ import type { TaskTag } from './task-tag.js'
 export interface DispatchRequest<B> {
   readonly task: Task<unknown>
   readonly binding: B
-  /** The taskFn as passed to `run()`. */
+  /**
+   * The taskFn passed to `run()` (tagged, or it would not be here), as a
+   * function with the same body and tags, rebuilt on each read: a task keeps
+   * only its body and tags. The binding itself is `binding`.
+   */
   readonly taskFn: TaskFn<unknown>
   readonly options: RunOptions
   /** Whether proceed, skip or fail was already called (or the task was cancelled). */

@@ -1,11 +1,12 @@
+import type { BackendJob } from './backend.js'
 import {
-  BINDINGS,
   bindingOf,
+  JOB_BINDINGS,
   layerFor,
-  RAW,
   rawOf,
   readBindings,
   TaskBindings,
+  withLayers,
 } from './internal/bindings.js'
 import type { TaskFn } from './task.js'
 
@@ -91,36 +92,38 @@ export function tagTaskFn<T, B>(
   }
   const previous = readBindings(taskFn)
   const raw = rawOf(taskFn) as TaskFn<T>
-  // A bound function, not `(ctx) => raw(ctx)`: that closure would keep a
-  // context for `raw` (40 B per bound call; a bind per message is the
-  // aggregate path's way of binding).
-  const tagged = raw.bind(undefined) as TaskFn<T> & {
-    [BINDINGS]?: TaskBindings
-    [RAW]?: TaskFn<T>
-  }
   const inner = withoutTag(previous, tag as TaskTag<unknown>, raw as TaskFn<unknown>)
-  // Assignments, not defineProperty: a tenth of the cost on a path bound
-  // once per call. The symbols are not for users; the properties only live
-  // on the function made here, both in the one backing store the first
-  // of them makes the engine allocate (it has room for three).
-  tagged[BINDINGS] =
+  return withLayers(
+    raw,
     inner === undefined
       ? layerFor(raw as TaskFn<unknown>, tag as TaskTag<unknown>, binding)
-      : new TaskBindings(raw as TaskFn<unknown>, tag as TaskTag<unknown>, binding, inner)
-  tagged[RAW] = raw
-  return tagged
+      : new TaskBindings(raw as TaskFn<unknown>, tag as TaskTag<unknown>, binding, inner),
+  )
 }
 
 /**
- * Reads the binding `tag` put on `taskFn`, or `undefined`.
+ * Reads the binding `tag` put on a taskFn, or `undefined`. Given a
+ * {@link BackendJob}, reads the tags of its task: from a job of this
+ * runtime's kernel without building anything (prefer it in a backend, over
+ * `job.taskFn`, which a tagged task rebuilds on each read), from any other
+ * job through its `taskFn`.
  *
  * @example
  * ```ts
- * const binding = readTaskTag(job.taskFn, routeTag) // { queue: 'mail' } | undefined
+ * const binding = readTaskTag(job, routeTag) // { queue: 'mail' } | undefined
+ * const same = readTaskTag(job.taskFn, routeTag)
  * ```
  */
-export function readTaskTag<B>(taskFn: TaskFn<unknown>, tag: TaskTag<B>): B | undefined {
-  return bindingOf(readBindings(taskFn), tag)
+export function readTaskTag<B>(
+  target: TaskFn<unknown> | BackendJob,
+  tag: TaskTag<B>,
+): B | undefined {
+  if (typeof target === 'function') return bindingOf(readBindings(target), tag)
+  const layers =
+    JOB_BINDINGS in target
+      ? (target as { readonly [JOB_BINDINGS]: TaskBindings | undefined })[JOB_BINDINGS]
+      : readBindings(target.taskFn)
+  return bindingOf(layers, tag)
 }
 
 /** `layers` without `tag` (a rebinding replaces it), sharing what needs no copy. */

@@ -1,5 +1,8 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import {
+  type BackendJob,
   createRuntime,
   createTaskTag,
   type Plugin,
@@ -9,6 +12,7 @@ import {
   tagTaskFn,
 } from '../src/index.js'
 import { BINDINGS, RAW, rawOf, readBindings } from '../src/internal/bindings.js'
+import { gate, spyOnEnqueue } from './helpers.js'
 
 type Route = { readonly queue: string }
 
@@ -132,5 +136,96 @@ describe('tagTaskFn', () => {
       plugins: [claiming(ownTag as TaskTag<unknown>, otherTag as TaskTag<unknown>)],
     })
     expect(await run(runtime, retagged)).toBe('old')
+  })
+})
+
+describe('a backend job of a tagged task', () => {
+  /** A runtime with one slot whose backend records each job it is handed. */
+  function recorded(retry = false) {
+    const jobs: BackendJob[] = []
+    const runtime = createRuntime({
+      concurrency: 1,
+      plugins: [
+        claiming(ownTag as TaskTag<unknown>, sharedTag as TaskTag<unknown>),
+        {
+          name: 'spy',
+          install(host) {
+            host.useBackend((inner) => spyOnEnqueue(inner, (job) => jobs.push(job)))
+          },
+        },
+      ],
+    })
+    const options = retry ? { retry: { attempts: 2, delay: 0 } } : undefined
+    return { jobs, runtime, options }
+  }
+
+  it('reads its tags with readTaskTag(job, tag), on a first attempt and on a retry', async () => {
+    const { jobs, runtime, options } = recorded(true)
+    let calls = 0
+    const route = { queue: 'mail' }
+    const tagged = tagTaskFn(
+      () => {
+        calls++
+        if (calls === 1) throw new Error('first fails')
+        return 'sent'
+      },
+      ownTag,
+      route,
+    )
+    expect(await run(runtime, tagged, options)).toBe('sent')
+    expect(jobs).toHaveLength(2)
+    for (const job of jobs) {
+      expect(readTaskTag(job, ownTag)).toBe(route)
+      expect(readTaskTag(job, otherTag)).toBeUndefined()
+    }
+  })
+
+  it('hands out as taskFn a function with the same body and tags, rebuilt (not the one passed to run())', async () => {
+    const { jobs, runtime } = recorded()
+    const route = Object.freeze({ queue: 'q' })
+    const body = () => 'body ran'
+    const tagged = tagTaskFn(body, sharedTag, route)
+    await run(runtime, tagged)
+    const taskFn = jobs[0]!.taskFn
+    expect(taskFn).not.toBe(tagged)
+    expect(readTaskTag(taskFn, sharedTag)).toBe(route)
+    expect(rawOf(taskFn)).toBe(body)
+    // Run again, it is the same task: same tag, same body.
+    expect(await run(runtime, taskFn)).toBe('body ran')
+    expect(readTaskTag(jobs[1]!, sharedTag)).toBe(route)
+  })
+
+  it('reads a job from elsewhere (not this kernel’s) through its taskFn', () => {
+    const route = { queue: 'x' }
+    const foreign: BackendJob = {
+      task: undefined as never,
+      priority: 0,
+      taskFn: tagTaskFn(() => 1, ownTag, route),
+      start: () => {},
+    }
+    expect(readTaskTag(foreign, ownTag)).toBe(route)
+  })
+
+  it('does not keep the tagged function a waiting task was run with', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const { runtime } = recorded()
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    let refs: WeakRef<object>[] = []
+    const waiting = Array.from({ length: 20 }, (_, i) => {
+      const tagged = tagTaskFn(() => i, ownTag, { queue: `q${i}` })
+      refs.push(new WeakRef(tagged))
+      return run(runtime, tagged)
+    })
+    // A WeakRef holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve))
+    gc()
+    expect(waiting.every((task) => task.state === 'queued')).toBe(true)
+    expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0)
+    refs = []
+    door.open()
+    await first
+    expect(await Promise.all(waiting)).toEqual(Array.from({ length: 20 }, (_, i) => i))
   })
 })

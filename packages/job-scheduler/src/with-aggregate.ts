@@ -45,11 +45,11 @@ export interface AggregateRoute {
 /**
  * The tag `withAggregate` puts on a taskFn and `installAggregateScheduling`
  * claims. Exported so other plugins and devtools can read a task's routing
- * with `readTaskTag(taskFn, aggregateTag)`.
+ * with `readTaskTag(job, aggregateTag)` (or a taskFn in place of the job).
  *
  * @example
  * ```ts
- * const binding = readTaskTag(job.taskFn, aggregateTag) // AggregateBinding | undefined
+ * const binding = readTaskTag(job, aggregateTag) // AggregateBinding | undefined
  * ```
  */
 export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBinding>(

@@ -1,6 +1,7 @@
 import type { BackendJob } from '../backend.js'
 import type { TimerHandle } from '../clock.js'
 import type { RunOptions, Task, TaskContext, TaskFn } from '../task.js'
+import { JOB_BINDINGS } from './bindings.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { sleepOn } from './sleep.js'
 import { clearStageTimer } from './task-extras.js'
@@ -204,3 +205,10 @@ export class RetryTicket implements BackendJob {
     startAttempt(job)
   }
 }
+
+// `readTaskTag(job, tag)` on a retry's ticket (see the record's).
+Object.defineProperty(RetryTicket.prototype, JOB_BINDINGS, {
+  get(this: RetryTicket) {
+    return recordOfJob(this.job).bindings
+  },
+})

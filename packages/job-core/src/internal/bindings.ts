@@ -59,6 +59,14 @@ export const BINDINGS: unique symbol = Symbol.for('@vega/job-core/bindings') as 
  */
 export const RAW: unique symbol = Symbol.for('@vega/job-core/raw') as never
 
+/**
+ * The layers of a task, on the jobs this copy of core hands a backend (a
+ * record, a retry ticket): `readTaskTag(job, tag)` reads them there without
+ * rebuilding the job's `taskFn`. Local to this copy: a job from another
+ * copy is read through its `taskFn`.
+ */
+export const JOB_BINDINGS: unique symbol = Symbol('@vega/job-core/job-bindings') as never
+
 /** The shape an older copy of core writes. */
 interface EntriesShape {
   readonly raw: TaskFn<unknown>
@@ -91,6 +99,25 @@ export function rawOf(taskFn: TaskFn<unknown>): TaskFn<unknown> {
   if (raw !== undefined) return raw
   const value = (taskFn as Tagged)[BINDINGS]
   return value?.raw ?? taskFn
+}
+
+/**
+ * A taskFn that runs `raw` and carries `layers`: what `tagTaskFn` returns,
+ * and what a task hands out as its `taskFn` (a task keeps only its body and
+ * layers, so the function a waiting task was run with can be collected).
+ */
+export function withLayers<T>(raw: TaskFn<T>, layers: TaskBindings): TaskFn<T> {
+  // A bound function, not `(ctx) => raw(ctx)`: that closure would keep a
+  // context for `raw` (40 B per bound call; a bind per message is the
+  // aggregate path's way of binding).
+  const tagged = raw.bind(undefined) as TaskFn<T> & Tagged
+  // Assignments, not defineProperty: a tenth of the cost on a path bound
+  // once per call. The symbols are not for users; both properties live in
+  // the one backing store the first of them makes the engine allocate
+  // (it has room for three).
+  tagged[BINDINGS] = layers
+  tagged[RAW] = raw as TaskFn<unknown>
+  return tagged
 }
 
 /** The binding of `tag` among `layers`, or `undefined`. */

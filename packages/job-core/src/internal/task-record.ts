@@ -5,7 +5,7 @@ import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import type { TaskState } from '../task-state.js'
 import { type AttemptCarrier, AttemptJob, startAttempt } from './attempt-job.js'
-import { rawOf, readBindings, type TaskBindings } from './bindings.js'
+import { JOB_BINDINGS, rawOf, readBindings, type TaskBindings, withLayers } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
@@ -68,8 +68,15 @@ export type TransitionExtra = Pick<
  */
 export class TaskRecord implements BackendJob {
   readonly id: number
-  /** The taskFn as passed to `run()` (tags included). */
-  readonly taskFn: TaskFn<unknown>
+  /**
+   * The function the body runs: the taskFn passed to `run()` without its
+   * tags. With `bindings`, all the task keeps of that taskFn: a tagged
+   * function made per call (a bind per message on the aggregate path, 88 B)
+   * is not held while the task waits.
+   */
+  readonly body: TaskFn<unknown>
+  /** The tags of the taskFn, outermost first; `undefined` for a plain function. */
+  readonly bindings: TaskBindings | undefined
   readonly options: ResolvedRunOptions
   /** What the caller holds: set once, right after construction. */
   handle!: Task<unknown>
@@ -111,7 +118,9 @@ export class TaskRecord implements BackendJob {
     id: number = options.core.nextTaskId++,
   ) {
     this.id = id
-    this.taskFn = taskFn
+    const bindings = readBindings(taskFn)
+    this.body = bindings === undefined ? taskFn : rawOf(taskFn)
+    this.bindings = bindings
     this.options = options
     // Read by createTask, and only for a task someone may see: one that
     // ends inside run() with nobody listening never pays for the clock.
@@ -194,9 +203,14 @@ export class TaskRecord implements BackendJob {
     this.packed = (this.packed & LOW_BITS) | (attempt << ATTEMPT_SHIFT)
   }
 
-  /** The tags on `taskFn`; `undefined` for a plain function. */
-  get bindings(): TaskBindings | undefined {
-    return readBindings(this.taskFn)
+  /**
+   * A taskFn equivalent to the one passed to `run()`: itself when it carries
+   * no tag, else one rebuilt from `body` and `bindings` on each read (same
+   * body, same tags, another function).
+   */
+  get taskFn(): TaskFn<unknown> {
+    const bindings = this.bindings
+    return bindings === undefined ? this.body : withLayers(this.body, bindings)
   }
 
   /**
@@ -207,14 +221,6 @@ export class TaskRecord implements BackendJob {
   get since(): number {
     const offset = this.sinceOffset
     return offset === undefined ? this.core.clock.now() : this.core.clockOrigin + offset
-  }
-
-  /** The function the body runs: `taskFn` without its tags. */
-  get body(): TaskFn<unknown> {
-    // A shared layer (a `sharedBindings` tag) holds no `raw`: the tagged
-    // function keeps it. Calling the tagged function instead would work, one
-    // call and two cold reads later.
-    return this.bindings === undefined ? this.taskFn : rawOf(this.taskFn)
   }
 
   /** The key hash a binding gave the task, if any (the outermost binding with one wins). */
@@ -324,3 +330,12 @@ export class TaskRecord implements BackendJob {
     bus.deliver(event)
   }
 }
+
+// `readTaskTag(job, tag)` on a record handed to a backend as its job. Set on
+// the prototype, not declared in the class: a symbol-keyed class member has
+// no declaration the package's isolated .d.ts build can emit.
+Object.defineProperty(TaskRecord.prototype, JOB_BINDINGS, {
+  get(this: TaskRecord) {
+    return this.bindings
+  },
+})

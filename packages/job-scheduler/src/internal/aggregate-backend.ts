@@ -201,7 +201,7 @@ export class AggregateBackend implements Backend {
   }
 
   enqueue(job: BackendJob): void {
-    const binding = readTaskTag(job.taskFn, aggregateTag)
+    const binding = readTaskTag(job, aggregateTag)
     if (binding === undefined) {
       this.inner.enqueue(job)
       return
@@ -224,7 +224,7 @@ export class AggregateBackend implements Backend {
   }
 
   withdraw(job: BackendJob): void {
-    const binding = readTaskTag(job.taskFn, aggregateTag)
+    const binding = readTaskTag(job, aggregateTag)
     const group = binding === undefined ? undefined : this.groupOf(binding)
     if (binding === undefined || group === undefined) {
       this.inner.withdraw(job)
@@ -246,7 +246,7 @@ export class AggregateBackend implements Backend {
   }
 
   release(job: BackendJob): void {
-    const binding = readTaskTag(job.taskFn, aggregateTag)
+    const binding = readTaskTag(job, aggregateTag)
     const turn = binding === undefined ? undefined : this.groupOf(binding)?.turn
     if (turn === undefined || turn.job !== job) {
       this.inner.release(this.strays.get(job) ?? job)
