@@ -5,10 +5,11 @@ import { captureContext, captureForTask, takeSnapshot } from './context-carrier.
 import { advance } from './pipeline.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
+import { sinceOffsetAt } from './since-offset.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf, withCallback } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
-import { sinceOffsetAt, TaskRecord } from './task-record.js'
+import { TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }

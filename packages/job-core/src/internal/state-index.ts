@@ -18,6 +18,9 @@ export const STATE_NAMES: readonly TaskState[] = [
   'cancelled',
 ]
 
+/** The index of `success`; `error` and `cancelled` follow it: an index from here on is terminal. */
+export const FIRST_TERMINAL = 7
+
 /**
  * The index of `state` in {@link STATE_NAMES}. A switch on interned
  * strings, not a table: a keyed lookup by a varying name goes megamorphic.

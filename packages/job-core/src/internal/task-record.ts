@@ -1,7 +1,5 @@
 import type { BackendJob } from '../backend.js'
-import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
-import type { RuntimeEventMap } from '../events.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import type { TaskState } from '../task-state.js'
 import { type AttemptCarrier, AttemptJob, startAttempt } from './attempt-job.js'
@@ -10,9 +8,11 @@ import { adoptOwn } from './caller-promise.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
+import { sinceOffsetAt } from './since-offset.js'
 import { EXECUTE, type StageIndex } from './stages/stage.js'
-import { LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
+import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
 import type { TaskExtras } from './task-extras.js'
+import { deliverTransition, type TransitionExtra } from './transition-event.js'
 
 /**
  * What the context carrier of a task that ended while it waited carries: a
@@ -21,26 +21,6 @@ import type { TaskExtras } from './task-extras.js'
  */
 export interface EndedWaiting {
   readonly ended: TaskRecord
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-/**
- * A clock reading (now, unless given) as an offset from the runtime's first
- * one, made a small integer whenever it is one. A difference of two epoch
- * readings is a heap number as computed (16 B per record when stored), and
- * one stored heap number turns the field into a boxed double for every
- * record after it. Fractional clocks and runtimes older than 24 days keep
- * the plain number.
- */
-export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
-  // The system clock is read here, not through the clock object: returned
-  // from a call that is not inlined, an epoch reading is a fresh heap
-  // number (16 B per transition).
-  const offset =
-    (at ?? (core.clock === systemClock ? Date.now() : core.clock.now())) - core.clockOrigin
-  const small = offset | 0
-  return small === offset ? small : offset
 }
 
 // The layout of `TaskRecord.packed`: stage (bits 0–2), observed (bit 3),
@@ -53,12 +33,6 @@ const STATE_SHIFT = 4
 const STATE_BITS = 0b1111_0000
 const LOW_BITS = 0b1111_1111
 const ATTEMPT_SHIFT = 8
-
-/** What a terminal or retry transition reports besides `from` and `to`. */
-export type TransitionExtra = Pick<
-  RuntimeEventMap['task:transition'],
-  'reason' | 'cancelledBy' | 'error'
->
 
 /**
  * A task's data and its state machine, nothing else: the pipeline's stages
@@ -302,32 +276,12 @@ export class TaskRecord implements BackendJob {
       // started at once reads the clock once, for `running` (a reading costs
       // 60–80 ns on a VM, a third of a synchronous task's kernel time).
       if (to === 'queued') this.sinceOffset = undefined
-      else if (to !== 'success' && to !== 'error' && to !== 'cancelled') {
-        this.sinceOffset = sinceOffsetAt(core)
-      }
+      else if (toIndex < FIRST_TERMINAL) this.sinceOffset = sinceOffsetAt(core)
       return
     }
     const at = core.clock.now()
     this.sinceOffset = sinceOffsetAt(core, at)
-    const event: Mutable<RuntimeEventMap['task:transition']> & {
-      type: 'task:transition'
-      seq: number
-      at: number
-    } = {
-      type: 'task:transition',
-      seq: bus.nextSeq(),
-      at,
-      taskId: this.id,
-      from,
-      to,
-      attempt: this.attempt,
-    }
-    if (extra !== undefined) {
-      if (extra.reason !== undefined) event.reason = extra.reason
-      if (extra.cancelledBy !== undefined) event.cancelledBy = extra.cancelledBy
-      if ('error' in extra) event.error = extra.error
-    }
-    bus.deliver(event)
+    deliverTransition(bus, at, this.id, this.attempt, from, to, extra)
   }
 }
 

@@ -1,8 +1,9 @@
 import { RetryTicket } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
 import { overflowed } from '../overflow.js'
+import { sinceOffsetAt } from '../since-offset.js'
 import { extrasOf } from '../task-extras.js'
-import { sinceOffsetAt, type TaskRecord } from '../task-record.js'
+import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { type Advance, EXECUTE, type StageResult } from './stage.js'
 

@@ -3,7 +3,8 @@ import { phaseOf, ticketOf } from '../attempt-job.js'
 import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
 import { releaseHold } from '../shaper-window.js'
 import { clearStageTimer, runCallbacks } from '../task-extras.js'
-import type { TaskRecord, TransitionExtra } from '../task-record.js'
+import type { TaskRecord } from '../task-record.js'
+import type { TransitionExtra } from '../transition-event.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
 /**
