@@ -16,6 +16,10 @@ import { watchUnobserved } from '../unobserved-errors.js'
  */
 export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: TransitionExtra): void {
   leaveStage(task)
+  // Read before the transition: from then on the record's one slot for a
+  // carrier, an attempt or an outcome holds the outcome.
+  const carrier = task.carrier
+  task.carrier = undefined
   task.moveTo(outcome.status, extra)
   task.outcome = outcome
   const core = task.core
@@ -32,12 +36,10 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     extras.detachSignal = undefined
     extras.parent?.extras?.children?.delete(task)
   }
-  const carrier = task.carrier
   // It waited and never entered a body. A snapshot holds nothing to settle
   // (the own promise, if made, settles below); through a promise door, an
   // own promise someone holds learns the outcome, and one nobody holds (a
   // merged call) is simply dropped: no microtask, no error built.
-  task.carrier = undefined
   if (typeof carrier === 'function') {
     if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
     else if (task.resolveOwn === OWN_NOT_HANDED_OUT) {
