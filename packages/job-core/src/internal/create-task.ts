@@ -2,7 +2,7 @@ import type { RuntimeEventMap } from '../events.js'
 import type { Task, TaskFn } from '../task.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, captureForTask, takeSnapshot } from './context-carrier.js'
-import { advance } from './pipeline.js'
+import { advance, entryStage } from './pipeline.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
@@ -49,7 +49,10 @@ export function createTask(
     if (key !== undefined) created.key = key
     bus.deliver(created)
   }
-  if (admit(task, parent)) advance(task)
+  if (admit(task, parent)) {
+    task.stage = entryStage(task)
+    advance(task)
+  }
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs
   // as much as the rest of its merge; until here `since` reads the clock
