@@ -430,6 +430,48 @@ describe('host.onSettled / onExited callbacks', () => {
     expect(log).toEqual([])
   })
 
+  it('a lone settle callback (kept without an extras object) runs once, can be removed, and survives the task needing more', async () => {
+    const { runtime, host } = withHost()
+    const log: string[] = []
+    // Alone, then the task ends.
+    const alone = run(runtime, async () => 'a')
+    host.onSettled(alone, (t) => log.push(`alone #${t.id} ${t.state}`))
+    await alone
+    // Alone, removed before the end.
+    const removed = run(runtime, async () => 'r')
+    host.onSettled(removed, () => log.push('removed ran'))()
+    await removed
+    // Alone, then an exit callback, a child and a second settle callback
+    // make the task need its extras: the first keeps its place.
+    const hold = gate()
+    const grown = run(runtime, async (ctx) => {
+      await ctx.run(async () => 'child')
+      return hold.promise
+    })
+    const removeFirst = host.onSettled(grown, () => log.push('grown first'))
+    host.onExited(grown, () => log.push('grown exited'))
+    host.onSettled(grown, () => log.push('grown second'))
+    await flush()
+    hold.open()
+    await grown
+    // Removed after the move into extras: nothing left to remove, harmless.
+    removeFirst()
+    // Moved into extras, then removed before the end: never runs.
+    const moved = run(runtime, async () => 'm')
+    const removeMoved = host.onSettled(moved, () => log.push('moved ran'))
+    host.onExited(moved, () => log.push('moved exited'))
+    removeMoved()
+    await moved
+    await flush()
+    expect(log).toEqual([
+      `alone #${alone.id} success`,
+      'grown first',
+      'grown second',
+      'grown exited',
+      'moved exited',
+    ])
+  })
+
   it('every callback registered when the task settles runs, even one an earlier callback removes', async () => {
     const { runtime, host } = withHost()
     const log: string[] = []

@@ -34,23 +34,36 @@ export interface TaskExtras {
 }
 
 export function extrasOf(task: TaskRecord): TaskExtras {
-  let extras = task.extras
-  if (extras === undefined) {
-    extras = {
-      parent: undefined,
-      children: undefined,
-      settledCallbacks: undefined,
-      exitedCallbacks: undefined,
-      totalTimer: undefined,
-      detachSignal: undefined,
-      stageTimer: undefined,
-      stageUndo: undefined,
-      staleBodies: 0,
-      retryAfterStale: undefined,
-    }
-    task.extras = extras
+  const slot = task.extrasSlot
+  if (typeof slot === 'object') return slot
+  const extras: TaskExtras = {
+    parent: undefined,
+    children: undefined,
+    // A lone settle callback kept in the slot moves in.
+    settledCallbacks: slot,
+    exitedCallbacks: undefined,
+    totalTimer: undefined,
+    detachSignal: undefined,
+    stageTimer: undefined,
+    stageUndo: undefined,
+    staleBodies: 0,
+    retryAfterStale: undefined,
   }
+  task.extrasSlot = extras
   return extras
+}
+
+/** The task's settle callbacks, detached (they run once): from its extras, or its lone one. */
+export function takeSettledCallbacks(task: TaskRecord): Callbacks {
+  const slot = task.extrasSlot
+  if (slot === undefined) return undefined
+  if (typeof slot === 'function') {
+    task.extrasSlot = undefined
+    return slot
+  }
+  const callbacks = slot.settledCallbacks
+  slot.settledCallbacks = undefined
+  return callbacks
 }
 
 /**
@@ -82,11 +95,23 @@ export function addCallback(
   list: 'settledCallbacks' | 'exitedCallbacks',
   callback: TaskCallback,
 ): () => void {
+  if (list === 'settledCallbacks' && task.extrasSlot === undefined) {
+    task.extrasSlot = callback
+    return () => removeCallback(task, list, callback)
+  }
   const extras = extrasOf(task)
   extras[list] = withCallback(extras[list], callback)
-  return () => {
-    extras[list] = withoutCallback(extras[list], callback)
-  }
+  return () => removeCallback(task, list, callback)
+}
+
+function removeCallback(
+  task: TaskRecord,
+  list: 'settledCallbacks' | 'exitedCallbacks',
+  callback: TaskCallback,
+): void {
+  const slot = task.extrasSlot
+  if (slot === callback) task.extrasSlot = undefined
+  else if (typeof slot === 'object') slot[list] = withoutCallback(slot[list], callback)
 }
 
 /** `callbacks` without one occurrence of `callback`. */

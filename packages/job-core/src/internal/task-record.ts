@@ -11,7 +11,7 @@ import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
 import { EXECUTE, type StageIndex } from './stages/stage.js'
 import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
-import type { TaskExtras } from './task-extras.js'
+import type { TaskCallback, TaskExtras } from './task-extras.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
 
 /**
@@ -83,7 +83,13 @@ export class TaskRecord implements BackendJob {
    * has neither, only its outcome. One slot for three, 16 B less per task.
    */
   private pending: AttemptJob | AttemptCarrier | Outcome<unknown> | undefined = undefined
-  extras: TaskExtras | undefined = undefined
+  /**
+   * `extras` (made on first use), or, while a task needs nothing else from
+   * it, its one settle callback as it is: a plugin that only wants to hear
+   * of the ending (a dedupe leader's scope) costs no extras object (104 B).
+   * Read and written through `task-extras.ts`.
+   */
+  extrasSlot: TaskExtras | TaskCallback | undefined = undefined
 
   /** `id` is given only for a call that already has one (a followed call's record, made late). */
   constructor(
@@ -99,6 +105,12 @@ export class TaskRecord implements BackendJob {
     // Read by createTask, and only for a task someone may see: one that
     // ends inside run() with nobody listening never pays for the clock.
     this.sinceOffset = undefined
+  }
+
+  /** What only some tasks need; `undefined` while the task has none (or only a lone settle callback). */
+  get extras(): TaskExtras | undefined {
+    const slot = this.extrasSlot
+    return typeof slot === 'function' ? undefined : slot
   }
 
   /** The runtime: its options know it (see `ResolvedRunOptions.core`). */

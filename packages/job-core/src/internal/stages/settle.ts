@@ -2,7 +2,7 @@ import type { Outcome } from '../../task.js'
 import { phaseOf, ticketOf } from '../attempt-job.js'
 import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
 import { releaseHold } from '../shaper-window.js'
-import { clearStageTimer, runCallbacks } from '../task-extras.js'
+import { clearStageTimer, runCallbacks, takeSettledCallbacks } from '../task-extras.js'
 import type { TaskRecord } from '../task-record.js'
 import type { TransitionExtra } from '../transition-event.js'
 import { watchUnobserved } from '../unobserved-errors.js'
@@ -48,12 +48,9 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     }
   }
   settleOwn(task, outcome)
-  const callbacks = extras?.settledCallbacks
-  if (callbacks !== undefined) {
-    // Detached first: a remover called while they run finds nothing to remove.
-    extras!.settledCallbacks = undefined
-    runCallbacks(callbacks, task.handle)
-  }
+  // Detached first: a remover called while they run finds nothing to remove.
+  const callbacks = takeSettledCallbacks(task)
+  if (callbacks !== undefined) runCallbacks(callbacks, task.handle)
   core.shutdown?.taskSettled(outcome.status)
   bodyLeft(task)
   core.checkIdle()
