@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import {
   CancelledError,
@@ -287,5 +289,39 @@ describe('ClaimOptions.followPeer: a call merged before its task is built', () =
       /followPeer is a shortcut of the handler's own decision; pass the handler too/,
     )
     expect(() => install({ followPeer: () => undefined, followReason: 'merged' })).not.toThrow()
+  })
+})
+
+describe('what a followed call keeps', () => {
+  it('not the function it was run with (a fresh one per call here), while its peer runs; a plugin still owns it', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    let host: PluginHost | undefined
+    const { plugin, handled } = flightPlugin(true)
+    const runtime = createRuntime({
+      plugins: [plugin, { name: 'watch', install: (h) => void (host = h) }],
+    })
+    const door = gate()
+    const leader = run(
+      runtime,
+      flight('k', () => door.promise.then(() => 'shared')),
+    )
+    let refs: WeakRef<object>[] = []
+    const merged = Array.from({ length: 20 }, () => {
+      const taskFn = flight('k', () => 'never')
+      refs.push(new WeakRef(taskFn))
+      return run(runtime, taskFn)
+    })
+    expect(handled.count).toBe(1)
+    // A WeakRef holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve))
+    gc()
+    expect(refs.filter((ref) => ref.deref() !== undefined)).toHaveLength(0)
+    refs = []
+    expect(host!.owns(merged[0]!, 'installFlight')).toBe(true)
+    door.open()
+    expect(await leader).toBe('shared')
+    expect(await Promise.all(merged)).toEqual(merged.map(() => 'shared'))
+    expect(merged.every((task) => task.cancelReason === 'dedupe')).toBe(true)
   })
 })

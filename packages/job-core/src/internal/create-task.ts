@@ -1,5 +1,6 @@
 import type { RuntimeEventMap } from '../events.js'
 import type { Task, TaskFn } from '../task.js'
+import { readBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, captureForTask, takeSnapshot } from './context-carrier.js'
 import { advance, entryStage } from './pipeline.js'
@@ -9,7 +10,7 @@ import { sinceOffsetAt } from './since-offset.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
 import { extrasOf, withCallback } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
-import { TaskRecord } from './task-record.js'
+import { bodyOf, TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -25,7 +26,8 @@ export function createTask(
   options: ResolvedRunOptions,
   parent: TaskRecord | undefined,
 ): TaskRecord {
-  const task = new TaskRecord(taskFn, options)
+  const bindings = readBindings(taskFn)
+  const task = new TaskRecord(bodyOf(taskFn, bindings), bindings, options)
   task.handle = new TaskHandle(task)
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent

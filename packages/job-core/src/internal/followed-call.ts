@@ -1,6 +1,7 @@
+import { IllegalStateError } from '../errors.js'
 import type { Task, TaskFn } from '../task.js'
 import type { CancelReason, TaskState } from '../task-state.js'
-import { readBindings } from './bindings.js'
+import { readBindings, type TaskBindings } from './bindings.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
@@ -8,6 +9,11 @@ import { handleRecord } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 
 let readFollowed: (value: object) => TaskRecord | undefined
+
+/** The body of a followed call's record: it was merged, so nothing ever calls it. */
+const neverRuns: TaskFn<unknown> = () => {
+  throw new IllegalStateError('A merged call never runs its body.')
+}
 
 /**
  * The records made for followed calls, kept off the object: few callers ever
@@ -29,7 +35,12 @@ export class FollowedCall<T> implements Task<T> {
   readonly #cancelledBy: number
   readonly #reason: CancelReason
   readonly #promise: Promise<T>
-  readonly #taskFn: TaskFn<unknown>
+  /**
+   * The tags of the call's taskFn, not the taskFn: a plugin may still ask
+   * whether it owns the call, but its body never runs, so a function tagged
+   * per call (88 B) is not kept while the peer runs.
+   */
+  readonly #bindings: TaskBindings
   readonly #options: ResolvedRunOptions
 
   // Made here, not as a private method: a class with private methods gives
@@ -42,7 +53,7 @@ export class FollowedCall<T> implements Task<T> {
       if (made !== undefined) return made
       // The ended record of this call, made on first request and kept.
       const id = call.#id
-      const task = new TaskRecord(call.#taskFn, call.#options, id)
+      const task = new TaskRecord(neverRuns, call.#bindings, call.#options, id)
       task.handle = call
       task.state = 'cancelled'
       task.outcome = new CancelledOutcome(call.#reason, id, call.#cancelledBy, undefined)
@@ -55,13 +66,13 @@ export class FollowedCall<T> implements Task<T> {
 
   constructor(
     core: RuntimeCore,
-    taskFn: TaskFn<unknown>,
+    bindings: TaskBindings,
     options: ResolvedRunOptions,
     peer: TaskRecord,
     reason: CancelReason,
   ) {
     this.#id = core.nextTaskId++
-    this.#taskFn = taskFn
+    this.#bindings = bindings
     this.#options = options
     this.#cancelledBy = peer.id
     this.#reason = reason
@@ -139,7 +150,7 @@ export function followedCall(
   // A peer of another runtime is the handler's to refuse, as request.follow
   // does; a peer that is itself a followed call goes the long way too.
   if (peer === undefined || peer.core !== core) return undefined
-  return new FollowedCall(core, taskFn, options, peer, claim!.followReason)
+  return new FollowedCall(core, layers, options, peer, claim!.followReason)
 }
 
 /** The record behind a followed call (made on first request); `undefined` for any other value. */

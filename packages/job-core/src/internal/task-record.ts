@@ -3,7 +3,7 @@ import { IllegalStateError } from '../errors.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import type { TaskState } from '../task-state.js'
 import { type AttemptCarrier, AttemptJob, startAttempt } from './attempt-job.js'
-import { JOB_BINDINGS, rawOf, readBindings, type TaskBindings, withLayers } from './bindings.js'
+import { JOB_BINDINGS, rawOf, type TaskBindings, withLayers } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
@@ -33,6 +33,14 @@ const STATE_SHIFT = 4
 const STATE_BITS = 0b1111_0000
 const LOW_BITS = 0b1111_1111
 const ATTEMPT_SHIFT = 8
+
+/** The function a task runs for `taskFn`, given its layers (`readBindings(taskFn)`). */
+export function bodyOf(
+  taskFn: TaskFn<unknown>,
+  bindings: TaskBindings | undefined,
+): TaskFn<unknown> {
+  return bindings === undefined ? taskFn : rawOf(taskFn)
+}
 
 /**
  * A task's data and its state machine, nothing else: the pipeline's stages
@@ -91,15 +99,19 @@ export class TaskRecord implements BackendJob {
    */
   extrasSlot: TaskExtras | TaskCallback | undefined = undefined
 
-  /** `id` is given only for a call that already has one (a followed call's record, made late). */
+  /**
+   * `body` and `bindings` are a taskFn's (see {@link bodyOf}). `id` is given
+   * only for a call that already has one (a followed call's record, made
+   * late).
+   */
   constructor(
-    taskFn: TaskFn<unknown>,
+    body: TaskFn<unknown>,
+    bindings: TaskBindings | undefined,
     options: ResolvedRunOptions,
     id: number = options.core.nextTaskId++,
   ) {
     this.id = id
-    const bindings = readBindings(taskFn)
-    this.body = bindings === undefined ? taskFn : rawOf(taskFn)
+    this.body = body
     this.bindings = bindings
     this.options = options
     // Read by createTask, and only for a task someone may see: one that
