@@ -1,4 +1,3 @@
-import type { RuntimeEventMap } from '../events.js'
 import type { Task, TaskFn } from '../task.js'
 import { readBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
@@ -12,8 +11,7 @@ import { extrasOf, withCallback } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
 import { bodyOf, TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+import type { KernelEvent } from './transition-event.js'
 
 /**
  * Creates a task, registers it, admits it (shutdown, parent, external
@@ -35,11 +33,7 @@ export function createTask(
   const listened = bus.active
   if (listened) {
     task.sinceOffset = sinceOffsetAt(core)
-    const created: Mutable<RuntimeEventMap['task:created']> & {
-      type: 'task:created'
-      seq: number
-      at: number
-    } = {
+    const created: KernelEvent<'task:created'> = {
       type: 'task:created',
       seq: bus.nextSeq(),
       at: task.since,

@@ -8,7 +8,13 @@ export type TransitionExtra = Pick<
   'reason' | 'cancelledBy' | 'error'
 >
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+/**
+ * A kernel event of type `T` as the kernel builds it: one object literal,
+ * its optional fields added after (so writable), with its `seq` and `at`.
+ */
+export type KernelEvent<T extends keyof RuntimeEventMap> = {
+  -readonly [K in keyof RuntimeEventMap[T]]: RuntimeEventMap[T][K]
+} & { type: T; seq: number; at: number }
 
 /** Builds a `task:transition` event at `at` and delivers it (someone listens). */
 export function deliverTransition(
@@ -20,11 +26,7 @@ export function deliverTransition(
   to: TaskState,
   extra: TransitionExtra | undefined,
 ): void {
-  const event: Mutable<RuntimeEventMap['task:transition']> & {
-    type: 'task:transition'
-    seq: number
-    at: number
-  } = {
+  const event: KernelEvent<'task:transition'> = {
     type: 'task:transition',
     seq: bus.nextSeq(),
     at,
