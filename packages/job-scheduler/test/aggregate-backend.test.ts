@@ -9,7 +9,7 @@ import {
 } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import { installAggregateScheduling, toGroupKey, withAggregate } from '../src/index.js'
-import { AggregateBackend } from '../src/internal/aggregate-backend.js'
+import { AggregateBackend, IN_ORDER_KEPT } from '../src/internal/aggregate-backend.js'
 import { flushTimes, gate } from './helpers.js'
 
 /** Installed after the scheduling plugin: it is handed the AggregateBackend, to read its sizes. */
@@ -35,7 +35,7 @@ function captureBackend(): {
   }
 }
 
-const EMPTY = { groups: 0, waiting: 0, withdrawn: 0, lanesHeld: 0 }
+const EMPTY = { groups: 0, waiting: 0, withdrawn: 0, lanesHeld: 0, inOrder: 0 }
 
 describe('AggregateBackend (the job-runtime path)', () => {
   it('a task handed to the runtime but waiting for a runtime slot, cancelled, gives its lane and group to the next task', async () => {
@@ -127,4 +127,99 @@ describe('AggregateBackend (the job-runtime path)', () => {
     expect(new Set(ids.map((id) => toGroupKey(id, 4))).size).toBeGreaterThan(1)
     await shutdown(runtime)
   })
+
+  it('bodies that end out of the order they started in: each release finds its turn, groups stay serial, nothing is kept', async () => {
+    const parallelism = 64
+    const scheduling = installAggregateScheduling({
+      parallelism,
+      schedulerParallelism: parallelism,
+    })
+    const capture = captureBackend()
+    const runtime = createRuntime({ plugins: [scheduling, capture.plugin] })
+    const ids = distinctGroupIds(3, parallelism)
+    const log: string[] = []
+    const gates = ids.map(() => gate())
+    const tasks = ids.flatMap((id, i) => [
+      run(
+        runtime,
+        withAggregate(
+          async () => {
+            log.push(`${id} first`)
+            await gates[i]!.promise
+          },
+          { aggregate: 'sales.Order', id },
+        ),
+      ),
+      run(
+        runtime,
+        withAggregate(async () => void log.push(`${id} second`), { aggregate: 'sales.Order', id }),
+      ),
+    ])
+    await flushTimes(2)
+    expect(capture.sizes()).toMatchObject({ groups: 3, waiting: 3, lanesHeld: 3, inOrder: 3 })
+    // The newest first: its release cannot be the oldest forwarded turn's.
+    for (const i of [2, 0, 1]) {
+      gates[i]!.open()
+      await flushTimes(4)
+      expect(log.indexOf(`${ids[i]} second`)).toBeGreaterThan(log.indexOf(`${ids[i]} first`))
+    }
+    await Promise.all(tasks.map((task) => settle(task)))
+    expect(tasks.every((task) => task.state === 'success')).toBe(true)
+    expect(scheduling.stats().aggregates[0]).toMatchObject({ completed: 6, queued: 0, inFlight: 0 })
+    expect(capture.sizes()).toEqual(EMPTY)
+    await shutdown(runtime)
+  })
+
+  it(`more turns in flight than the ${IN_ORDER_KEPT} kept in forwarding order, ended newest first: all released, nothing kept`, async () => {
+    const parallelism = 256
+    const scheduling = installAggregateScheduling({
+      parallelism,
+      schedulerParallelism: parallelism,
+    })
+    const capture = captureBackend()
+    const runtime = createRuntime({ plugins: [scheduling, capture.plugin] })
+    const ids = distinctGroupIds(IN_ORDER_KEPT + 36, parallelism)
+    const gates = ids.map(() => gate())
+    let inside = 0
+    const tasks = ids.map((id, i) =>
+      run(
+        runtime,
+        withAggregate(
+          async () => {
+            inside++
+            await gates[i]!.promise
+            inside--
+          },
+          { aggregate: 'sales.Order', id },
+        ),
+      ),
+    )
+    await flushTimes(2)
+    expect(inside).toBe(ids.length)
+    expect(capture.sizes()).toMatchObject({ lanesHeld: ids.length, inOrder: IN_ORDER_KEPT })
+    for (let i = ids.length - 1; i >= 0; i--) gates[i]!.open()
+    await Promise.all(tasks.map((task) => settle(task)))
+    expect(tasks.every((task) => task.state === 'success')).toBe(true)
+    expect(inside).toBe(0)
+    expect(scheduling.stats().aggregates[0]).toMatchObject({
+      completed: ids.length,
+      queued: 0,
+      inFlight: 0,
+    })
+    expect(capture.sizes()).toEqual(EMPTY)
+    await shutdown(runtime)
+  })
 })
+
+/** `count` aggregate ids whose groups (`toGroupKey(id, parallelism)`) all differ. */
+function distinctGroupIds(count: number, parallelism: number): string[] {
+  const ids: string[] = []
+  const groups = new Set<number>()
+  for (let i = 0; ids.length < count; i++) {
+    const group = toGroupKey(`order-${i}`, parallelism)
+    if (groups.has(group)) continue
+    groups.add(group)
+    ids.push(`order-${i}`)
+  }
+  return ids
+}

@@ -91,7 +91,13 @@ describe('installAggregateScheduling under volume', () => {
     }
 
     // Every internal structure is empty: the backend's, the runtime's, the stats'.
-    expect(capture.backend().sizes()).toEqual({ groups: 0, waiting: 0, withdrawn: 0, lanesHeld: 0 })
+    expect(capture.backend().sizes()).toEqual({
+      groups: 0,
+      waiting: 0,
+      withdrawn: 0,
+      lanesHeld: 0,
+      inOrder: 0,
+    })
     const { sizes } = inspect(runtime)
     expect(sizes).toMatchObject({ liveTasks: 0, queued: 0, slotsInUse: 0, runningBodies: 0 })
     const stats = scheduling.stats()

@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks'
 import { IllegalStateError } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import { createParallelScheduler, immediateScheduler } from '../src/index.js'
@@ -26,6 +27,26 @@ describe('createParallelScheduler', () => {
     log.push('after schedule')
     await done
     expect(log).toEqual(['after schedule', 'work'])
+  })
+
+  it('starts work without queueMicrotask, so it makes no AsyncResource of its own (Node gives each a callback property, which grows every later AsyncResource, such as the context carrier job-core keeps per waiting task)', async () => {
+    const types: string[] = []
+    const hook = createHook({
+      init(_id, type) {
+        types.push(type)
+      },
+    })
+    const scheduler = createParallelScheduler('s', 2)
+    hook.enable()
+    try {
+      const log: number[] = []
+      await Promise.all([1, 2, 3].map((i) => scheduler.schedule(() => log.push(i))))
+      expect(log).toEqual([1, 2, 3])
+    } finally {
+      hook.disable()
+    }
+    expect(types).not.toContain('Microtask')
+    expect(types.length).toBeGreaterThan(0)
   })
 
   it('runs at most parallelism pieces of work at once, first come first served', async () => {

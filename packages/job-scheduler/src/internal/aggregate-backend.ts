@@ -15,6 +15,7 @@ import { createDeferred, type Deferred } from './deferred.js'
 import { ExchangeQueue } from './exchange-queue.js'
 import { GroupTable } from './group-table.js'
 import { LANE_HELD, LaneTask } from './lane-task.js'
+import { RingQueue } from './ring-queue.js'
 import type { AggregateCounters, StatsRecorder } from './stats-recorder.js'
 
 /** What {@link AggregateBackend.sizes} reports (tests and leak checks). */
@@ -27,7 +28,17 @@ export interface BackendSizes {
   readonly withdrawn: number
   /** Bound jobs holding a scheduler lane. */
   readonly lanesHeld: number
+  /** Forwarded turns kept in forwarding order for their release (see AggregateBackend.inOrder). */
+  readonly inOrder: number
 }
+
+/**
+ * Forwarded turns kept in {@link AggregateBackend}'s forwarding order at
+ * most: a turn forwarded while this many are kept is released the other
+ * way, and this bounds what a long body at the front holds (turns behind it
+ * that left, with their jobs).
+ */
+export const IN_ORDER_KEPT = 64
 
 /**
  * Where a group's current job is. `scheduled`: it waits for a lane of its
@@ -145,6 +156,16 @@ export class AggregateBackend implements Backend {
   // backend) must still name the job the inner backend knows. Only that
   // rare path writes here.
   private readonly strays = new WeakMap<BackendJob, BackendJob>()
+  /**
+   * Forwarded turns in the order they were forwarded, the oldest one always
+   * still in flight (a turn that leaves at the front takes the ones that
+   * left behind it along). Bodies of one workload mostly end in the order
+   * they started, so a release first compares its job with the oldest
+   * turn's: found there, it does not read the job's binding, an object not
+   * touched since admission (a cache miss per task, the dearest step of a
+   * release). Any other release finds the turn through its group, as before.
+   */
+  private readonly inOrder = new RingQueue<Turn>()
   private waiting = 0
   private held = 0
   /**
@@ -197,6 +218,7 @@ export class AggregateBackend implements Backend {
       waiting: this.waiting,
       withdrawn: this.withdrawn.size,
       lanesHeld: this.held,
+      inOrder: this.inOrder.size,
     }
   }
 
@@ -246,9 +268,8 @@ export class AggregateBackend implements Backend {
   }
 
   release(job: BackendJob): void {
-    const binding = readTaskTag(job, aggregateTag)
-    const turn = binding === undefined ? undefined : this.groupOf(binding)?.turn
-    if (turn === undefined || turn.job !== job) {
+    const turn = this.releasedTurn(job)
+    if (turn === undefined) {
       this.inner.release(this.strays.get(job) ?? job)
       return
     }
@@ -261,6 +282,20 @@ export class AggregateBackend implements Backend {
     this.recorder.finished(turn.counters, duration, job.task.state === 'success')
     if (wasForwarded) this.freeLane(turn, now)
     else this.advance(turn.group, now)
+  }
+
+  /**
+   * The turn of a job that ends: the group's current one with this job, or
+   * `undefined` (not bound, or its turn already left). A turn that has not
+   * left is its group's current turn, so the oldest forwarded one, when it
+   * has this job, is the answer.
+   */
+  private releasedTurn(job: BackendJob): Turn | undefined {
+    const oldest = this.inOrder.peek()
+    if (oldest !== undefined && oldest.job === job) return oldest
+    const binding = readTaskTag(job, aggregateTag)
+    const turn = binding === undefined ? undefined : this.groupOf(binding)?.turn
+    return turn !== undefined && turn.job === job ? turn : undefined
   }
 
   /** The group of an admitted job's binding (an id enqueue refused was never admitted). */
@@ -301,6 +336,8 @@ export class AggregateBackend implements Backend {
     turn.phase = 'forwarded'
     this.waiting--
     this.held++
+    // Before the inner backend sees it: a body that does not wait is released inside enqueue.
+    if (this.inOrder.size < IN_ORDER_KEPT) this.inOrder.push(turn)
     const outer = this.instant
     this.instant = now
     try {
@@ -315,6 +352,7 @@ export class AggregateBackend implements Backend {
     if (turn.phase !== 'scheduled' || turn.group.turn !== turn) return
     turn.phase = 'forwarded'
     this.waiting--
+    if (this.inOrder.size < IN_ORDER_KEPT) this.inOrder.push(turn)
     this.inner.enqueue(turn)
   }
 
@@ -342,6 +380,9 @@ export class AggregateBackend implements Backend {
   private leave(turn: Turn): void {
     turn.phase = 'left'
     if (turn.group.turn === turn) turn.group.turn = undefined
+    // The oldest kept turn is always one still in flight.
+    const inOrder = this.inOrder
+    while (inOrder.size > 0 && (inOrder.peek() as Turn).phase === 'left') inOrder.shift()
   }
 
   /**
