@@ -5,7 +5,7 @@ import { JOB_BINDINGS } from './bindings.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import { sleepOn } from './sleep.js'
 import { clearStageTimer } from './task-extras.js'
-import type { EndedWaiting, TaskRecord } from './task-record.js'
+import type { TaskRecord } from './task-record.js'
 
 /**
  * `waiting` for a slot; `started` once the backend granted one and the
@@ -39,6 +39,15 @@ export let clearTimer: (job: AttemptJob) => void
 export let abortAttempt: (job: AttemptJob, reason: unknown) => void
 /** The carrier the attempt enters its body through (once), or `undefined` to enter at once. */
 export let takeCarrier: (job: AttemptJob) => AttemptCarrier | undefined
+
+/**
+ * What the context carrier of a task that ended while it waited carries: a
+ * wrapper, because the record itself is a thenable and a promise resolved
+ * with it would adopt it.
+ */
+export interface EndedWaiting {
+  readonly ended: TaskRecord
+}
 
 /**
  * The async context of the task's `run()` call (or of a failed attempt, for

@@ -101,6 +101,14 @@ export function rawOf(taskFn: TaskFn<unknown>): TaskFn<unknown> {
   return value?.raw ?? taskFn
 }
 
+/** The function a task runs for `taskFn`, given its layers (`readBindings(taskFn)`). */
+export function bodyOf(
+  taskFn: TaskFn<unknown>,
+  bindings: TaskBindings | undefined,
+): TaskFn<unknown> {
+  return bindings === undefined ? taskFn : rawOf(taskFn)
+}
+
 /**
  * A taskFn that runs `raw` and carries `layers`: what `tagTaskFn` returns,
  * and what a task hands out as its `taskFn` (a task keeps only its body and

@@ -3,44 +3,17 @@ import { IllegalStateError } from '../errors.js'
 import type { Outcome, Task, TaskFn } from '../task.js'
 import type { TaskState } from '../task-state.js'
 import { type AttemptCarrier, AttemptJob, startAttempt } from './attempt-job.js'
-import { JOB_BINDINGS, rawOf, type TaskBindings, withLayers } from './bindings.js'
+import { JOB_BINDINGS, type TaskBindings, withLayers } from './bindings.js'
 import { adoptOwn } from './caller-promise.js'
 import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
-import { EXECUTE, type StageIndex } from './stages/stage.js'
+import { EXECUTE } from './stages/stage.js'
 import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
 import type { TaskCallback, TaskExtras } from './task-extras.js'
+import { STATE_BITS, STATE_SHIFT, TaskWord } from './task-word.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
-
-/**
- * What the context carrier of a task that ended while it waited carries: a
- * wrapper, because the record itself is a thenable and a promise resolved
- * with it would adopt it.
- */
-export interface EndedWaiting {
-  readonly ended: TaskRecord
-}
-
-// The layout of `TaskRecord.packed`: stage (bits 0–2), observed (bit 3),
-// state index (bits 4–7), attempt (bits 8–30). A small integer has 31 bits,
-// so the attempt count is capped at 2^23 − 1 (`MAX_ATTEMPTS`, checked where
-// a retry policy is resolved).
-const STAGE_BITS = 0b111
-const OBSERVED_BIT = 0b1000
-const STATE_SHIFT = 4
-const STATE_BITS = 0b1111_0000
-const LOW_BITS = 0b1111_1111
-const ATTEMPT_SHIFT = 8
-
-/** The function a task runs for `taskFn`, given its layers (`readBindings(taskFn)`). */
-export function bodyOf(
-  taskFn: TaskFn<unknown>,
-  bindings: TaskBindings | undefined,
-): TaskFn<unknown> {
-  return bindings === undefined ? taskFn : rawOf(taskFn)
-}
 
 /**
  * A task's data and its state machine, nothing else: the pipeline's stages
@@ -48,7 +21,7 @@ export function bodyOf(
  * here; what few tasks need (children, callbacks, timers of parked stages)
  * lives in `extras`, allocated on first use.
  */
-export class TaskRecord implements BackendJob {
+export class TaskRecord extends TaskWord implements BackendJob {
   readonly id: number
   /**
    * The function the body runs: the taskFn passed to `run()` without its
@@ -62,14 +35,6 @@ export class TaskRecord implements BackendJob {
   readonly options: ResolvedRunOptions
   /** What the caller holds: set once, right after construction. */
   handle!: Task<unknown>
-  /**
-   * `stage`, `observed`, `state` and `attempt` in one small integer (layout
-   * above), read and written through the accessors below. Node keeps full
-   * 8-byte fields (no pointer compression): four fields of their own would
-   * cost every record 24 B more, a sixth of what a task that waits holds in
-   * its record. 0 is a new record: idle, no attempt, stage 0.
-   */
-  private packed = 0
   /**
    * Clock time of the last transition (devtools snapshots show how long a
    * task has waited), kept relative to the runtime's first clock reading: a
@@ -110,6 +75,7 @@ export class TaskRecord implements BackendJob {
     options: ResolvedRunOptions,
     id: number = options.core.nextTaskId++,
   ) {
+    super()
     this.id = id
     this.body = body
     this.bindings = bindings
@@ -128,11 +94,6 @@ export class TaskRecord implements BackendJob {
   /** The runtime: its options know it (see `ResolvedRunOptions.core`). */
   get core(): RuntimeCore {
     return this.options.core
-  }
-
-  /** The task is in a terminal state (its state index is `success` or after). */
-  private get ended(): boolean {
-    return (this.packed & STATE_BITS) >= FIRST_TERMINAL << STATE_SHIFT
   }
 
   /**
@@ -186,42 +147,6 @@ export class TaskRecord implements BackendJob {
         `Task #${this.id}: a carrier set while it has an attempt or has ended.`,
       )
     }
-  }
-
-  /** The state; only `moveTo` (and a followed call's record, born ended) sets it. */
-  get state(): TaskState {
-    return STATE_NAMES[(this.packed & STATE_BITS) >>> STATE_SHIFT]!
-  }
-
-  set state(state: TaskState) {
-    this.packed = (this.packed & ~STATE_BITS) | (stateIndexOf(state) << STATE_SHIFT)
-  }
-
-  /** The stage the pipeline runs next. */
-  get stage(): StageIndex {
-    return (this.packed & STAGE_BITS) as StageIndex
-  }
-
-  set stage(stage: StageIndex) {
-    this.packed = (this.packed & ~STAGE_BITS) | stage
-  }
-
-  /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
-  get observed(): boolean {
-    return (this.packed & OBSERVED_BIT) !== 0
-  }
-
-  set observed(observed: boolean) {
-    this.packed = observed ? this.packed | OBSERVED_BIT : this.packed & ~OBSERVED_BIT
-  }
-
-  /** Attempts started so far (the one running included). */
-  get attempt(): number {
-    return this.packed >>> ATTEMPT_SHIFT
-  }
-
-  set attempt(attempt: number) {
-    this.packed = (this.packed & LOW_BITS) | (attempt << ATTEMPT_SHIFT)
   }
 
   /**

@@ -3,6 +3,7 @@ import {
   AttemptJob,
   abortAttempt,
   clearTimer,
+  type EndedWaiting,
   hasEntered,
   markEntered,
   phaseOf,
@@ -17,7 +18,7 @@ import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
 import { extrasOf } from '../task-extras.js'
-import type { EndedWaiting, TaskRecord } from '../task-record.js'
+import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { bodyLeft, finish } from './settle.js'
 import type { Advance, StageResult } from './stage.js'

@@ -1,0 +1,67 @@
+import type { TaskState } from '../task-state.js'
+import type { StageIndex } from './stages/stage.js'
+import { FIRST_TERMINAL, STATE_NAMES, stateIndexOf } from './state-index.js'
+
+// The layout of `TaskWord.packed`: stage (bits 0–2), observed (bit 3),
+// state index (bits 4–7), attempt (bits 8–30). A small integer has 31 bits,
+// so the attempt count is capped at 2^23 − 1 (`MAX_ATTEMPTS`, checked where
+// a retry policy is resolved).
+const STAGE_BITS = 0b111
+const OBSERVED_BIT = 0b1000
+export const STATE_SHIFT = 4
+export const STATE_BITS = 0b1111_0000
+const LOW_BITS = 0b1111_1111
+const ATTEMPT_SHIFT = 8
+
+/**
+ * The small state word of a task: its state, pipeline stage, attempt count
+ * and whether anyone observed it, in one small integer. Node keeps full
+ * 8-byte fields (no pointer compression): four fields of their own would
+ * cost every record 24 B more, a sixth of what a task that waits holds in
+ * its record. The record (`TaskRecord`) extends it; nothing else does.
+ */
+export abstract class TaskWord {
+  /** The packed word (layout above); 0 is a new task: idle, no attempt, stage 0. */
+  protected packed = 0
+
+  /** The state; only `moveTo` (and a followed call's record, born ended) sets it. */
+  get state(): TaskState {
+    return STATE_NAMES[(this.packed & STATE_BITS) >>> STATE_SHIFT]!
+  }
+
+  set state(state: TaskState) {
+    this.packed = (this.packed & ~STATE_BITS) | (stateIndexOf(state) << STATE_SHIFT)
+  }
+
+  /** The stage the pipeline runs next. */
+  get stage(): StageIndex {
+    return (this.packed & STAGE_BITS) as StageIndex
+  }
+
+  set stage(stage: StageIndex) {
+    this.packed = (this.packed & ~STAGE_BITS) | stage
+  }
+
+  /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
+  get observed(): boolean {
+    return (this.packed & OBSERVED_BIT) !== 0
+  }
+
+  set observed(observed: boolean) {
+    this.packed = observed ? this.packed | OBSERVED_BIT : this.packed & ~OBSERVED_BIT
+  }
+
+  /** Attempts started so far (the one running included). */
+  get attempt(): number {
+    return this.packed >>> ATTEMPT_SHIFT
+  }
+
+  set attempt(attempt: number) {
+    this.packed = (this.packed & LOW_BITS) | (attempt << ATTEMPT_SHIFT)
+  }
+
+  /** The task is in a terminal state (its state index is `success` or after). */
+  protected get ended(): boolean {
+    return (this.packed & STATE_BITS) >= FIRST_TERMINAL << STATE_SHIFT
+  }
+}
