@@ -11,11 +11,11 @@ const RETRY_KEYS: readonly (keyof RetryPolicy)[] = ['attempts', 'delay', 'retryI
 const BASE_DELAY_MS = 100
 const MAX_DELAY_MS = 30_000
 /**
- * The most attempts a policy may allow: 2^23 − 1, what the attempt count's
- * bits in a record's packed small integer hold (see `TaskRecord.packed`).
- * Beyond it the count would overflow into the sign bit.
+ * The most attempts a policy may allow: 2^22 − 1, what the attempt count's
+ * bits in a task's packed small integer hold (see `TaskWord`). Beyond it
+ * the count would overflow into the sign bit.
  */
-export const MAX_ATTEMPTS = 8_388_607
+export const MAX_ATTEMPTS = 4_194_303
 
 /** A retry policy with its defaults filled in. */
 export interface ResolvedRetry {

@@ -18,8 +18,11 @@ export const STATE_NAMES: readonly TaskState[] = [
   'cancelled',
 ]
 
+/** The index of `queued`. */
+export const QUEUED_INDEX: number = STATE_NAMES.indexOf('queued')
+
 /** The index of `success`; `error` and `cancelled` follow it: an index from here on is terminal. */
-export const FIRST_TERMINAL = 7
+export const FIRST_TERMINAL: number = STATE_NAMES.indexOf('success')
 
 /**
  * The index of `state` in {@link STATE_NAMES}. A switch on interned

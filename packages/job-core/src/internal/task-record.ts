@@ -10,10 +10,19 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
 import { EXECUTE } from './stages/stage.js'
-import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
+import {
+  FIRST_TERMINAL,
+  LEGAL_NEXT,
+  QUEUED_INDEX,
+  STATE_NAMES,
+  stateIndexOf,
+} from './state-index.js'
 import type { TaskCallback, TaskExtras } from './task-extras.js'
-import { STATE_BITS, STATE_SHIFT, TaskWord } from './task-word.js'
+import { JOB_BIT, STAGE_BITS, STATE_BITS, STATE_SHIFT, TaskWord } from './task-word.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
+
+/** The packed bits of a first attempt waiting in the backend as the record itself. */
+const WAITS_AS_TICKET = EXECUTE | (QUEUED_INDEX << STATE_SHIFT)
 
 /**
  * A task's data and its state machine, nothing else: the pipeline's stages
@@ -115,13 +124,18 @@ export class TaskRecord extends TaskWord implements BackendJob {
 
   /** The attempt that waits for a slot or whose body runs and still decides the task. */
   get job(): AttemptJob | undefined {
-    const pending = this.pending
-    return pending instanceof AttemptJob ? pending : undefined
+    return (this.packed & JOB_BIT) !== 0 ? (this.pending as AttemptJob) : undefined
   }
 
   /** Clearing (`undefined`) lets go of an attempt, never of a carrier or an outcome. */
   set job(job: AttemptJob | undefined) {
-    if (job !== undefined || this.pending instanceof AttemptJob) this.pending = job
+    if (job !== undefined) {
+      this.pending = job
+      this.packed |= JOB_BIT
+    } else if ((this.packed & JOB_BIT) !== 0) {
+      this.pending = undefined
+      this.packed &= ~JOB_BIT
+    }
   }
 
   /** `job` decides the task: a compare, where the `job` accessor would test the slot's class. */
@@ -135,13 +149,13 @@ export class TaskRecord extends TaskWord implements BackendJob {
    * task has no attempt.
    */
   get carrier(): AttemptCarrier | undefined {
-    const pending = this.pending
-    return pending instanceof AttemptJob || this.ended ? undefined : (pending as AttemptCarrier)
+    return (this.packed & JOB_BIT) !== 0 || this.ended
+      ? undefined
+      : (this.pending as AttemptCarrier | undefined)
   }
 
   set carrier(carrier: AttemptCarrier | undefined) {
-    const pending = this.pending
-    if (!(pending instanceof AttemptJob) && !this.ended) this.pending = carrier
+    if ((this.packed & JOB_BIT) === 0 && !this.ended) this.pending = carrier
     else if (carrier !== undefined) {
       throw new IllegalStateError(
         `Task #${this.id}: a carrier set while it has an attempt or has ended.`,
@@ -212,7 +226,8 @@ export class TaskRecord extends TaskWord implements BackendJob {
    * started yet.
    */
   get waitsAsTicket(): boolean {
-    return this.stage === EXECUTE && this.state === 'queued' && this.job === undefined
+    // One mask: stage EXECUTE, state queued, no attempt in the slot.
+    return (this.packed & (STAGE_BITS | STATE_BITS | JOB_BIT)) === WAITS_AS_TICKET
   }
 
   /** `BackendJob.start`: the backend grants the first attempt a slot. */

@@ -3,21 +3,25 @@ import type { StageIndex } from './stages/stage.js'
 import { FIRST_TERMINAL, STATE_NAMES, stateIndexOf } from './state-index.js'
 
 // The layout of `TaskWord.packed`: stage (bits 0–2), observed (bit 3),
-// state index (bits 4–7), attempt (bits 8–30). A small integer has 31 bits,
-// so the attempt count is capped at 2^23 − 1 (`MAX_ATTEMPTS`, checked where
-// a retry policy is resolved).
-const STAGE_BITS = 0b111
+// state index (bits 4–7), whether an attempt holds the record's slot
+// (bit 8), attempt count (bits 9–30). A small integer has 31 bits, so the
+// attempt count is capped at 2^22 − 1 (`MAX_ATTEMPTS`, checked where a retry
+// policy is resolved).
+export const STAGE_BITS = 0b111
 const OBSERVED_BIT = 0b1000
 export const STATE_SHIFT = 4
 export const STATE_BITS = 0b1111_0000
-const LOW_BITS = 0b1111_1111
-const ATTEMPT_SHIFT = 8
+/** Set while the record's slot holds an attempt (see `TaskRecord.job`): a bit test, not a class test. */
+export const JOB_BIT = 0b1_0000_0000
+const LOW_BITS = 0b1_1111_1111
+const ATTEMPT_SHIFT = 9
 
 /**
- * The small state word of a task: its state, pipeline stage, attempt count
- * and whether anyone observed it, in one small integer. Node keeps full
- * 8-byte fields (no pointer compression): four fields of their own would
- * cost every record 24 B more, a sixth of what a task that waits holds in
+ * The small state word of a task: its state, pipeline stage, attempt count,
+ * whether anyone observed it and whether an attempt holds it, in one small
+ * integer. Node keeps full
+ * 8-byte fields (no pointer compression): five fields of their own would
+ * cost every record 32 B more, nearly a quarter of what a task that waits holds in
  * its record. The record (`TaskRecord`) extends it; nothing else does.
  */
 export abstract class TaskWord {
