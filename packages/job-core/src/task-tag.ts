@@ -106,7 +106,7 @@ export function tagTaskFn<T, B>(
  * {@link BackendJob}, reads the tags of its task: from a job of this
  * runtime's kernel without building anything (prefer it in a backend, over
  * `job.taskFn`, which a tagged task rebuilds on each read), from any other
- * job through its `taskFn`.
+ * job through its `taskFn`. Anything else is a `TypeError`.
  *
  * @example
  * ```ts
@@ -119,11 +119,19 @@ export function readTaskTag<B>(
   tag: TaskTag<B>,
 ): B | undefined {
   if (typeof target === 'function') return bindingOf(readBindings(target), tag)
-  const layers =
-    JOB_BINDINGS in target
-      ? (target as { readonly [JOB_BINDINGS]: TaskBindings | undefined })[JOB_BINDINGS]
-      : readBindings(target.taskFn)
-  return bindingOf(layers, tag)
+  if (target !== null && typeof target === 'object') {
+    // A job of this kernel: its layers, without rebuilding its taskFn.
+    if (JOB_BINDINGS in target) {
+      return bindingOf(
+        (target as { readonly [JOB_BINDINGS]: TaskBindings | undefined })[JOB_BINDINGS],
+        tag,
+      )
+    }
+    if (typeof target.taskFn === 'function') return bindingOf(readBindings(target.taskFn), tag)
+  }
+  throw new TypeError(
+    `readTaskTag(target, tag): target must be a taskFn or a backend's job (with a taskFn), got ${target === null ? 'null' : typeof target}.`,
+  )
 }
 
 /** `layers` without `tag` (a rebinding replaces it), sharing what needs no copy. */

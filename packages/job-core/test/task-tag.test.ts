@@ -195,6 +195,14 @@ describe('a backend job of a tagged task', () => {
     expect(readTaskTag(jobs[1]!, sharedTag)).toBe(route)
   })
 
+  it('refuses, with a TypeError, a target that is neither a taskFn nor a job', () => {
+    for (const bad of [undefined, null, 42, 'fn', {}]) {
+      expect(() => readTaskTag(bad as never, ownTag)).toThrow(
+        /^readTaskTag\(target, tag\): target must be a taskFn or a backend's job \(with a taskFn\), got /,
+      )
+    }
+  })
+
   it('reads a job from elsewhere (not this kernel’s) through its taskFn', () => {
     const route = { queue: 'x' }
     const foreign: BackendJob = {
