@@ -1,5 +1,5 @@
 import type { Task, TaskFn } from '../task.js'
-import { bodyOf, readBindings } from './bindings.js'
+import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, captureForTask, takeSnapshot } from './context-carrier.js'
 import { advance, entryStage } from './pipeline.js'
@@ -14,17 +14,18 @@ import { armTimeout } from './timeouts.js'
 import type { KernelEvent } from './transition-event.js'
 
 /**
- * Creates a task, registers it, admits it (shutdown, parent, external
- * signal, total timeout) and runs the pipeline as far as it goes now. A task
- * that has to wait keeps the async context of this call for its body.
+ * Creates a task for `taskFn` (whose layers, `readBindings(taskFn)`, the
+ * caller read), registers it, admits it (shutdown, parent, external signal,
+ * total timeout) and runs the pipeline as far as it goes now. A task that
+ * has to wait keeps the async context of this call for its body.
  */
 export function createTask(
   core: RuntimeCore,
   taskFn: TaskFn<unknown>,
+  bindings: TaskBindings | undefined,
   options: ResolvedRunOptions,
   parent: TaskRecord | undefined,
 ): TaskRecord {
-  const bindings = readBindings(taskFn)
   const task = new TaskRecord(bodyOf(taskFn, bindings), bindings, options)
   task.handle = new TaskHandle(task)
   core.live.add(task)

@@ -1,7 +1,7 @@
 import { IllegalStateError } from '../errors.js'
 import type { Task, TaskFn } from '../task.js'
 import type { CancelReason, TaskState } from '../task-state.js'
-import { readBindings, type TaskBindings } from './bindings.js'
+import type { TaskBindings } from './bindings.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
@@ -129,19 +129,18 @@ export class FollowedCall<T> implements Task<T> {
 }
 
 /**
- * Merges the call into the peer its plugin names, when nothing but the
- * handler could tell the difference (see `ClaimOptions`); `undefined` sends
- * the call down the pipeline.
+ * Merges the call (of a taskFn with `layers`) into the peer its plugin
+ * names, when nothing but the handler could tell the difference (see
+ * `ClaimOptions`); `undefined` sends the call down the pipeline.
  */
 export function followedCall(
   core: RuntimeCore,
-  taskFn: TaskFn<unknown>,
+  layers: TaskBindings | undefined,
   options: ResolvedRunOptions,
 ): Task<unknown> | undefined {
   if (core.bus.active || core.shutdown !== undefined || options.signal !== undefined) {
     return undefined
   }
-  const layers = readBindings(taskFn)
   if (layers === undefined || layers.inner !== undefined) return undefined
   const claim = core.claims.get(layers.tag)
   const followPeer = claim?.followPeer

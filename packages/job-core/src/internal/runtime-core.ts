@@ -10,6 +10,7 @@ import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { CancelReason } from '../task-state.js'
 import type { TaskTag } from '../task-tag.js'
 import { requireCapability } from './backend-capability.js'
+import { readBindings } from './bindings.js'
 import type { QueueWaiter } from './counters.js'
 import { createTask } from './create-task.js'
 import { RuntimeEventBus } from './event-bus.js'
@@ -159,11 +160,13 @@ export class RuntimeCore implements Runtime {
     parent: TaskRecord | undefined,
   ): Task<T> {
     const resolved = resolveRunOptions(this, options, fn)
+    // Read once: a call the shortcut does not take goes on to be a task.
+    const bindings = readBindings(taskFn as TaskFn<unknown>)
     if (parent === undefined && this.followers !== 0) {
-      const followed = followedCall(this, taskFn as TaskFn<unknown>, resolved)
+      const followed = followedCall(this, bindings, resolved)
       if (followed !== undefined) return followed as Task<T>
     }
-    return createTask(this, taskFn as TaskFn<unknown>, resolved, parent).handle as Task<T>
+    return createTask(this, taskFn as TaskFn<unknown>, bindings, resolved, parent).handle as Task<T>
   }
 
   /** Calls `callback` when no task is live and no body is running (at once if so now). */
