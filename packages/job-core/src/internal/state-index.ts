@@ -1,7 +1,7 @@
 import { isLegalTransition, type TaskState } from '../task-state.js'
 
 // A record keeps its state as a 4-bit index inside its packed small
-// integer (see `TaskRecord.packed`), not as a string field of its own: 8 B
+// integer (see `TaskWord`), not as a string field of its own: 8 B
 // less on every task. `idle` is 0, so a new record's packed word of 0 is idle.
 
 /** Every state by its index. */

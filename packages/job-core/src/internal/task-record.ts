@@ -9,20 +9,10 @@ import { countMove } from './counters.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
-import { EXECUTE } from './stages/stage.js'
-import {
-  FIRST_TERMINAL,
-  LEGAL_NEXT,
-  QUEUED_INDEX,
-  STATE_NAMES,
-  stateIndexOf,
-} from './state-index.js'
+import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
 import type { TaskCallback, TaskExtras } from './task-extras.js'
-import { JOB_BIT, STAGE_BITS, STATE_BITS, STATE_SHIFT, TaskWord } from './task-word.js'
+import { TaskWord } from './task-word.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
-
-/** The packed bits of a first attempt waiting in the backend as the record itself. */
-const WAITS_AS_TICKET = EXECUTE | (QUEUED_INDEX << STATE_SHIFT)
 
 /**
  * A task's data and its state machine, nothing else: the pipeline's stages
@@ -124,17 +114,14 @@ export class TaskRecord extends TaskWord implements BackendJob {
 
   /** The attempt that waits for a slot or whose body runs and still decides the task. */
   get job(): AttemptJob | undefined {
-    return (this.packed & JOB_BIT) !== 0 ? (this.pending as AttemptJob) : undefined
+    return this.holdsAttempt ? (this.pending as AttemptJob) : undefined
   }
 
   /** Clearing (`undefined`) lets go of an attempt, never of a carrier or an outcome. */
   set job(job: AttemptJob | undefined) {
-    if (job !== undefined) {
+    if (job !== undefined || this.holdsAttempt) {
       this.pending = job
-      this.packed |= JOB_BIT
-    } else if ((this.packed & JOB_BIT) !== 0) {
-      this.pending = undefined
-      this.packed &= ~JOB_BIT
+      this.holdsAttempt = job !== undefined
     }
   }
 
@@ -149,13 +136,13 @@ export class TaskRecord extends TaskWord implements BackendJob {
    * task has no attempt.
    */
   get carrier(): AttemptCarrier | undefined {
-    return (this.packed & JOB_BIT) !== 0 || this.ended
+    return this.holdsAttempt || this.ended
       ? undefined
       : (this.pending as AttemptCarrier | undefined)
   }
 
   set carrier(carrier: AttemptCarrier | undefined) {
-    if ((this.packed & JOB_BIT) === 0 && !this.ended) this.pending = carrier
+    if (!this.holdsAttempt && !this.ended) this.pending = carrier
     else if (carrier !== undefined) {
       throw new IllegalStateError(
         `Task #${this.id}: a carrier set while it has an attempt or has ended.`,
@@ -207,7 +194,7 @@ export class TaskRecord extends TaskWord implements BackendJob {
   }
 
   // The record is what the backend queues for the first attempt: a task
-  // that waits then holds no attempt of its own (80 B). A retry queues a
+  // that waits then holds no attempt of its own (88 B). A retry queues a
   // RetryTicket, so a late grant of an earlier attempt can never start it.
 
   /** `BackendJob.task`: the handle, as the backend may show it. */
@@ -218,16 +205,6 @@ export class TaskRecord extends TaskWord implements BackendJob {
   /** `BackendJob.priority`. */
   get priority(): number {
     return this.options.priority
-  }
-
-  /**
-   * Waiting as its own ticket: queued for the first attempt and handed to
-   * the backend (the queue stage moves on to EXECUTE just before), not
-   * started yet.
-   */
-  get waitsAsTicket(): boolean {
-    // One mask: stage EXECUTE, state queued, no attempt in the slot.
-    return (this.packed & (STAGE_BITS | STATE_BITS | JOB_BIT)) === WAITS_AS_TICKET
   }
 
   /** `BackendJob.start`: the backend grants the first attempt a slot. */
@@ -244,14 +221,13 @@ export class TaskRecord extends TaskWord implements BackendJob {
 
   /** Changes the state, refusing illegal transitions, and reports it on the bus. */
   moveTo(to: TaskState, extra?: TransitionExtra): void {
-    const packed = this.packed
-    const fromIndex = (packed & STATE_BITS) >>> STATE_SHIFT
+    const fromIndex = this.stateIndex
     const toIndex = stateIndexOf(to)
     const from = STATE_NAMES[fromIndex]!
     if ((LEGAL_NEXT[fromIndex]! & (1 << toIndex)) === 0) {
       throw new IllegalStateError(`Task #${this.id}: illegal transition ${from} → ${to}.`)
     }
-    this.packed = (packed & ~STATE_BITS) | (toIndex << STATE_SHIFT)
+    this.stateIndex = toIndex
     const core = this.core
     countMove(core, from, to)
     const bus = core.bus
