@@ -95,12 +95,11 @@ export function addCallback(
   list: 'settledCallbacks' | 'exitedCallbacks',
   callback: TaskCallback,
 ): () => void {
-  if (list === 'settledCallbacks' && task.extrasSlot === undefined) {
-    task.extrasSlot = callback
-    return () => removeCallback(task, list, callback)
+  if (list === 'settledCallbacks' && task.extrasSlot === undefined) task.extrasSlot = callback
+  else {
+    const extras = extrasOf(task)
+    extras[list] = withCallback(extras[list], callback)
   }
-  const extras = extrasOf(task)
-  extras[list] = withCallback(extras[list], callback)
   return () => removeCallback(task, list, callback)
 }
 
@@ -110,8 +109,10 @@ function removeCallback(
   callback: TaskCallback,
 ): void {
   const slot = task.extrasSlot
-  if (slot === callback) task.extrasSlot = undefined
-  else if (typeof slot === 'object') slot[list] = withoutCallback(slot[list], callback)
+  // The slot holds a function only as the lone settle callback.
+  if (typeof slot === 'function') {
+    if (list === 'settledCallbacks' && slot === callback) task.extrasSlot = undefined
+  } else if (slot !== undefined) slot[list] = withoutCallback(slot[list], callback)
 }
 
 /** `callbacks` without one occurrence of `callback`. */
