@@ -1,4 +1,3 @@
-import type { Clock } from '../clock.js'
 import type {
   CustomEventDraft,
   EventBus,
@@ -15,10 +14,11 @@ import type {
 export class RuntimeEventBus implements EventBus {
   private listeners: readonly RuntimeListener[] = []
   private seq = 0
-  private readonly clock: Clock
+  /** The time an event is stamped with: the runtime's clock, or the reading of the kernel step under way. */
+  private readonly now: () => number
 
-  constructor(clock: Clock) {
-    this.clock = clock
+  constructor(now: () => number) {
+    this.now = now
   }
 
   get active(): boolean {
@@ -41,7 +41,7 @@ export class RuntimeEventBus implements EventBus {
         'emit(event): an event needs a string `type`, e.g. { type: "app:ready" }.',
       )
     }
-    this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
+    this.deliver({ ...draft, seq: ++this.seq, at: this.now() } as RuntimeEvent)
   }
 
   /** The next `seq`, for the kernel's own events, which it builds whole (one object, fixed shape). */
