@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 
 const USAGE =
-  'usage: node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,aggregate,dedupe-once,dedupe-per-call] [--rounds N] [--n N]'
+  'usage: node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,tasks-1-listener,aggregate,dedupe-once,dedupe-per-call] [--rounds N] [--n N]'
 
 function parse(argv) {
   const options = { checkouts: [], only: undefined, rounds: 20, n: undefined }
@@ -64,6 +64,25 @@ const WORKLOADS = {
       const values = await Promise.all(promises)
       const ms = performance.now() - started
       if (values[n - 1] !== n - 1) throw new Error('tasks: wrong result')
+      return ms
+    },
+  },
+  // The `events` scenario's 1-listener peer: the `tasks` workload with one no-op listener.
+  'tasks-1-listener': {
+    n: 200_000,
+    async run({ core }, n) {
+      const runtime = core.createRuntime({ concurrency: 16 })
+      let events = 0
+      core.subscribe(runtime, () => {
+        events++
+      })
+      const started = performance.now()
+      const promises = new Array(n)
+      for (let i = 0; i < n; i++) promises[i] = core.run(runtime, async () => i).promise
+      const values = await Promise.all(promises)
+      const ms = performance.now() - started
+      if (values[n - 1] !== n - 1 || events !== 4 * n)
+        throw new Error('tasks-1-listener: wrong result')
       return ms
     },
   },
