@@ -7,7 +7,6 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
 import { enterIfGranted, enterWaiting } from './stages/execute.js'
-import { closeStep, openStep, stepNow } from './step-clock.js'
 import { extrasOf, withCallback } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
@@ -33,30 +32,23 @@ export function createTask(
   if (parent !== undefined) extrasOf(task).parent = parent
   const bus = core.bus
   const listened = bus.active
-  // Created and what follows inside this call (queued, maybe running) are one step.
-  const opened = listened && openStep(core)
-  try {
-    if (listened) {
-      const at = stepNow(core)
-      task.sinceOffset = sinceOffsetAt(core, at)
-      const created: KernelEvent<'task:created'> = {
-        type: 'task:created',
-        seq: bus.nextSeq(),
-        at,
-        taskId: task.id,
-        label: options.label,
-      }
-      if (parent !== undefined) created.parentId = parent.id
-      const key = task.key
-      if (key !== undefined) created.key = key
-      bus.deliver(created)
+  if (listened) {
+    task.sinceOffset = sinceOffsetAt(core)
+    const created: KernelEvent<'task:created'> = {
+      type: 'task:created',
+      seq: bus.nextSeq(),
+      at: task.since,
+      taskId: task.id,
+      label: options.label,
     }
-    if (admit(task, parent)) {
-      task.stage = entryStage(task)
-      advance(task)
-    }
-  } finally {
-    if (opened) closeStep(core)
+    if (parent !== undefined) created.parentId = parent.id
+    const key = task.key
+    if (key !== undefined) created.key = key
+    bus.deliver(created)
+  }
+  if (admit(task, parent)) {
+    task.stage = entryStage(task)
+    advance(task)
   }
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js'
 import type {
   CustomEventDraft,
   EventBus,
@@ -14,11 +15,10 @@ import type {
 export class RuntimeEventBus implements EventBus {
   private listeners: readonly RuntimeListener[] = []
   private seq = 0
-  /** The time an event is stamped with: the runtime's clock, or the reading of the kernel step under way. */
-  private readonly now: () => number
+  private readonly clock: Clock
 
-  constructor(now: () => number) {
-    this.now = now
+  constructor(clock: Clock) {
+    this.clock = clock
   }
 
   get active(): boolean {
@@ -41,7 +41,7 @@ export class RuntimeEventBus implements EventBus {
         'emit(event): an event needs a string `type`, e.g. { type: "app:ready" }.',
       )
     }
-    this.deliver({ ...draft, seq: ++this.seq, at: this.now() } as RuntimeEvent)
+    this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
   }
 
   /** The next `seq`, for the kernel's own events, which it builds whole (one object, fixed shape). */

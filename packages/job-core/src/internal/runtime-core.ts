@@ -24,7 +24,6 @@ import { defaultRunOptionsFor, type ResolvedRunOptions, resolveRunOptions } from
 import type { ShaperWindow } from './shaper-window.js'
 import type { ShutdownState } from './shutdown-state.js'
 import { KernelGate } from './start-gate.js'
-import { stepNow } from './step-clock.js'
 import type { TaskRecord } from './task-record.js'
 import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
@@ -93,8 +92,6 @@ export class RuntimeCore implements Runtime {
   gate: KernelGate | undefined = undefined
   /** Failed tasks waiting one macrotask to see whether anyone observes them. */
   unobserved: TaskRecord[] | undefined = undefined
-  /** The clock reading the transitions of the kernel step under way share (see `step-clock.ts`). */
-  stepAt: number | undefined = undefined
 
   constructor(options: RuntimeOptions) {
     if (options === null || typeof options !== 'object') {
@@ -130,8 +127,7 @@ export class RuntimeCore implements Runtime {
       createPriorityBackend({
         concurrency: validateConcurrency(options.concurrency, 'createRuntime({ concurrency })'),
       })
-    // Events emitted inside a kernel step carry its reading, as its transitions do.
-    this.bus = new RuntimeEventBus(() => stepNow(this))
+    this.bus = new RuntimeEventBus(this.clock)
     const plugins = options.plugins ?? []
     if (!Array.isArray(plugins)) {
       throw new TypeError(

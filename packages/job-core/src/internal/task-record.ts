@@ -10,7 +10,6 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
 import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
-import { stepNow } from './step-clock.js'
 import type { TaskCallback, TaskExtras } from './task-extras.js'
 import { TaskWord } from './task-word.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
@@ -243,7 +242,7 @@ export class TaskRecord extends TaskWord implements BackendJob {
       else if (toIndex < FIRST_TERMINAL) this.sinceOffset = sinceOffsetAt(core)
       return
     }
-    const at = stepNow(core)
+    const at = core.clock.now()
     this.sinceOffset = sinceOffsetAt(core, at)
     deliverTransition(bus, at, this.id, this.attempt, from, to, extra)
   }

@@ -17,7 +17,6 @@ import { OWN_HANDED_OUT } from '../caller-promise.js'
 import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
-import { closeStep, openStep } from '../step-clock.js'
 import { extrasOf } from '../task-extras.js'
 import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
@@ -73,8 +72,6 @@ export function enterBody(job: AttemptJob): void {
     return
   }
   markEntered(job)
-  // A body is not part of the step that starts it: what it does takes time.
-  task.core.stepAt = undefined
   const limit = task.options.timeouts?.attempt
   // Armed from inside the body's context, so a retry it causes keeps that context.
   if (limit !== undefined) armAttemptTimeout(task, job, limit)
@@ -124,24 +121,6 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   setPhase(job, 'exited')
   clearTimer(job)
   const task = recordOfJob(job)
-  const core = task.core
-  // Its ending and the starts it makes are one step (see step-clock.ts).
-  const opened = core.bus.active && openStep(core)
-  try {
-    settleExit(task, job, value, threw, abandoned)
-  } finally {
-    if (opened) closeStep(core)
-  }
-}
-
-/** The body of `job` left: its result settles the attempt (or is reported as late); its slot goes back. */
-function settleExit(
-  task: TaskRecord,
-  job: AttemptJob,
-  value: unknown,
-  threw: boolean,
-  abandoned: boolean,
-): void {
   const core = task.core
   // Exiting: a body whose task had already ended (counts().exiting).
   const exiting = task.outcome !== undefined
