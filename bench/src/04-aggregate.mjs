@@ -20,6 +20,7 @@ import {
 } from '@vega/job-scheduler'
 import { concatMap, groupBy, mergeMap, Subject } from 'rxjs'
 import { check, liveHeap, round3 } from './harness.mjs'
+import { createGroupedRuntime } from './minimal-grouped.mjs'
 
 const IDS = 10_000
 const GROUPS = 16
@@ -204,7 +205,34 @@ const starters = {
   },
 }
 
+// Calibration (see minimal-grouped.mjs): the floor a task per message
+// allows, without and with keeping each waiting message's async context.
+for (const [name, carryContext] of [
+  ['calibration: a bare task per message in per-group queues', false],
+  ['calibration: a bare task per message + context snapshot', true],
+]) {
+  starters[name] = () => {
+    const runtime = createGroupedRuntime(GROUPS, { carryContext })
+    return {
+      push: (list) => {
+        for (const m of list)
+          runtime.dispatch(toGroupKey(m.aggregateId.id, GROUPS), () => handle(m))
+      },
+      drain: async () => {
+        await runtime.drained()
+        return { activeGroups: runtime.activeGroups() }
+      },
+    }
+  }
+}
+
 const peerNames = Object.keys(starters)
+/** Peers that explain the others: no target uses them. */
+const INFO_PEERS = new Set([
+  'job-scheduler on a job-core runtime (withAggregate)',
+  'calibration: a bare task per message in per-group queues',
+  'calibration: a bare task per message + context snapshot',
+])
 
 /**
  * What the kernel alone costs, for the report: every message a plain `run()`
@@ -234,7 +262,7 @@ export default {
   peers: peerNames.map((name, i) => ({
     name,
     baseline: i === 0,
-    info: i === 3,
+    info: INFO_PEERS.has(name),
     async run(n) {
       const list = messages(n)
       reset()
