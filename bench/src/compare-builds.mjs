@@ -56,35 +56,12 @@ const WORKLOADS = {
   // The `tasks` scenario: trivial async bodies, 16 at a time, one burst.
   tasks: {
     n: 200_000,
-    async run({ core }, n) {
-      const runtime = core.createRuntime({ concurrency: 16 })
-      const started = performance.now()
-      const promises = new Array(n)
-      for (let i = 0; i < n; i++) promises[i] = core.run(runtime, async () => i).promise
-      const values = await Promise.all(promises)
-      const ms = performance.now() - started
-      if (values[n - 1] !== n - 1) throw new Error('tasks: wrong result')
-      return ms
-    },
+    run: (build, n) => tasks(build, n, false),
   },
   // The `events` scenario's 1-listener peer: the `tasks` workload with one no-op listener.
   'tasks-1-listener': {
     n: 200_000,
-    async run({ core }, n) {
-      const runtime = core.createRuntime({ concurrency: 16 })
-      let events = 0
-      core.subscribe(runtime, () => {
-        events++
-      })
-      const started = performance.now()
-      const promises = new Array(n)
-      for (let i = 0; i < n; i++) promises[i] = core.run(runtime, async () => i).promise
-      const values = await Promise.all(promises)
-      const ms = performance.now() - started
-      if (values[n - 1] !== n - 1 || events !== 4 * n)
-        throw new Error('tasks-1-listener: wrong result')
-      return ms
-    },
+    run: (build, n) => tasks(build, n, true),
   },
   // The `aggregate` scenario's runtime path: withAggregate per message over
   // 10k ids and 16 groups, a handler with one await, pushed in one burst.
@@ -123,6 +100,26 @@ const WORKLOADS = {
     n: 200_000,
     run: (build, n) => dedupe(build, n, true),
   },
+}
+
+// The `tasks` workload, with or without one no-op listener on the bus.
+async function tasks({ core }, n, listened) {
+  const runtime = core.createRuntime({ concurrency: 16 })
+  let events = 0
+  if (listened) {
+    core.subscribe(runtime, () => {
+      events++
+    })
+  }
+  const started = performance.now()
+  const promises = new Array(n)
+  for (let i = 0; i < n; i++) promises[i] = core.run(runtime, async () => i).promise
+  const values = await Promise.all(promises)
+  const ms = performance.now() - started
+  if (values[n - 1] !== n - 1 || events !== (listened ? 4 * n : 0)) {
+    throw new Error(`tasks${listened ? ' with a listener' : ''}: wrong result`)
+  }
+  return ms
 }
 
 const KEYS = 1000

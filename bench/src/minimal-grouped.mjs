@@ -7,15 +7,7 @@
 // (core.md §13). What job-core and job-scheduler add on the runtime path is
 // the gap between these lines and theirs.
 
-// A feature test, as job-core makes it: no import of Node.
-const AsyncResource = globalThis.process?.getBuiltinModule?.('node:async_hooks')?.AsyncResource
-
-let capturedResolve
-let capturedReject
-const captureResolvers = (resolve, reject) => {
-  capturedResolve = resolve
-  capturedReject = reject
-}
+import { AsyncResource, withResolvers } from './minimal-runtime.mjs'
 
 class GroupedTask {
   constructor(id, fn) {
@@ -29,10 +21,7 @@ class GroupedTask {
 
   /** Made on first read: a message nobody awaits holds no promise. */
   get promise() {
-    const promise = new Promise(captureResolvers)
-    const resolve = capturedResolve
-    const reject = capturedReject
-    capturedResolve = capturedReject = undefined
+    const { promise, resolve, reject } = withResolvers()
     if (this.state === 'success') resolve(this.value)
     else if (this.state === 'error') reject(this.value)
     else this.settle = (ok, value) => (ok ? resolve(value) : reject(value))

@@ -13,13 +13,22 @@
 // the kernel adds.
 
 // A feature test, as job-core makes it: no import of Node.
-const AsyncResource = globalThis.process?.getBuiltinModule?.('node:async_hooks')?.AsyncResource
+export const AsyncResource =
+  globalThis.process?.getBuiltinModule?.('node:async_hooks')?.AsyncResource
 
 let capturedResolve
 let capturedReject
 const captureResolvers = (resolve, reject) => {
   capturedResolve = resolve
   capturedReject = reject
+}
+
+/** A new pending promise and its resolvers (the calibration peers' cheap way; Node 20 has no Promise.withResolvers). */
+export function withResolvers() {
+  const promise = new Promise(captureResolvers)
+  const resolvers = { promise, resolve: capturedResolve, reject: capturedReject }
+  capturedResolve = capturedReject = undefined
+  return resolvers
 }
 let capturedDoor
 const captureDoor = (resolve) => {
