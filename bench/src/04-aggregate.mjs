@@ -10,9 +10,10 @@
 // last sequence number seen at entry. A plain loop with no grouping fails.
 
 import { performance } from 'node:perf_hooks'
-import { createRuntime, run, shutdown } from '@vega/job-core'
+import { createRuntime, readTaskTag, run, shutdown } from '@vega/job-core'
 import {
   AggregateDispatcher,
+  aggregateTag,
   DefaultAggregateSchedulerSupplier,
   installAggregateScheduling,
   toGroupKey,
@@ -20,7 +21,7 @@ import {
 } from '@vega/job-scheduler'
 import { concatMap, groupBy, mergeMap, Subject } from 'rxjs'
 import { check, liveHeap, round3 } from './harness.mjs'
-import { createGroupedRuntime } from './minimal-grouped.mjs'
+import { createConformingGroupedRuntime, createGroupedRuntime } from './minimal-grouped.mjs'
 
 const IDS = 10_000
 const GROUPS = 16
@@ -207,22 +208,67 @@ const starters = {
 
 // Calibration (see minimal-grouped.mjs): the floor a task per message
 // allows, without and with keeping each waiting message's async context.
-for (const [name, carryContext] of [
-  ['calibration: a bare task per message in per-group queues', false],
-  ['calibration: a bare task per message + context snapshot', true],
+// The third line also pays what the runtime path's API asks of every
+// message before any runtime sees it: a `withAggregate` call, whose binding
+// then routes the message (the task keeps the untagged body, as job-core
+// does), so the gap left between it and the path is the runtime's own.
+for (const [name, carryContext, tagged] of [
+  ['calibration: a bare task per message in per-group queues', false, false],
+  ['calibration: a bare task per message + context snapshot', true, false],
+  ['calibration: a bare task + context snapshot + withAggregate per message', true, true],
 ]) {
   starters[name] = () => {
     const runtime = createGroupedRuntime(GROUPS, { carryContext })
     return {
-      push: (list) => {
-        for (const m of list)
-          runtime.dispatch(toGroupKey(m.aggregateId.id, GROUPS), () => handle(m))
-      },
+      push: tagged
+        ? (list) => {
+            for (const m of list) {
+              const body = () => handle(m)
+              const route = readTaskTag(
+                withAggregate(body, { aggregate: 'sales.Order', id: m.aggregateId.id }),
+                aggregateTag,
+              )
+              runtime.dispatch(toGroupKey(route.id, GROUPS), body)
+            }
+          }
+        : (list) => {
+            for (const m of list)
+              runtime.dispatch(toGroupKey(m.aggregateId.id, GROUPS), () => handle(m))
+          },
       drain: async () => {
         await runtime.drained()
         return { activeGroups: runtime.activeGroups() }
       },
     }
+  }
+}
+
+// The floor of the runtime path's API on any conforming runtime: the third
+// line's withAggregate per message, on tasks that keep what the spec asks of
+// every waiting task (minimal-grouped.mjs), routed by the binding they keep.
+starters['calibration: a conforming task + context snapshot + withAggregate per message'] = () => {
+  const runtime = createConformingGroupedRuntime(GROUPS)
+  return {
+    push: (list) => {
+      for (const m of list) {
+        const body = () => handle(m)
+        const binding = readTaskTag(
+          withAggregate(body, { aggregate: 'sales.Order', id: m.aggregateId.id }),
+          aggregateTag,
+        )
+        runtime.dispatch(toGroupKey(binding.id, GROUPS), body, binding)
+      }
+    },
+    drain: async () => {
+      await runtime.drained()
+      const left = runtime.liveTasks()
+      const { queued, running } = runtime.counts()
+      check(
+        left === 0 && queued === 0 && running === 0,
+        `conforming calibration: ${left} live, ${queued} queued, ${running} running after the drain`,
+      )
+      return { activeGroups: runtime.activeGroups() }
+    },
   }
 }
 
@@ -232,6 +278,8 @@ const INFO_PEERS = new Set([
   'job-scheduler on a job-core runtime (withAggregate)',
   'calibration: a bare task per message in per-group queues',
   'calibration: a bare task per message + context snapshot',
+  'calibration: a bare task + context snapshot + withAggregate per message',
+  'calibration: a conforming task + context snapshot + withAggregate per message',
 ])
 
 /**

@@ -6,6 +6,18 @@
 // AsyncResource and its body enters through it, as job-core does on Node
 // (core.md §13). What job-core and job-scheduler add on the runtime path is
 // the gap between these lines and theirs.
+//
+// `createConformingGroupedRuntime` is the same with the snapshot, and each
+// task also keeps what the spec asks of every task that waits, on any
+// implementation (issue #11's floor): the time of its last transition
+// (`since`, which devtools snapshots show for every live task), its tag
+// binding (their `key`, and what routes it), its runtime
+// (which cancel() and the counters reach), two links in a live list (inspect,
+// cancelAll and shutdown reach every live task, and a task that ends leaves
+// in O(1)), state counts kept as it moves (counts(runtime)), and a cancel()
+// that takes it out of its group at once. Its group queues a separate job
+// object: a Task exposes none of its machinery (architecture.md), so it
+// cannot itself be the job a custom backend is handed, whose start() is public.
 
 import { AsyncResource, withResolvers } from './minimal-runtime.mjs'
 
@@ -31,6 +43,81 @@ class GroupedTask {
 }
 
 /**
+ * A grouped task with what every waiting task keeps under the spec (see the
+ * top of this file), and nothing it can do without: its context snapshot
+ * and its result share one slot (a task needs the one while it waits, the
+ * other once it has ended), as job-core's record does.
+ */
+class ConformingTask {
+  constructor(id, fn, binding, runtime) {
+    this.id = id
+    this.state = 'queued'
+    this.fn = fn
+    /** The context snapshot while it waits; its value or error once it has ended. */
+    this.slot = undefined
+    this.settle = undefined
+    this.binding = binding
+    this.runtime = runtime
+    this.since = runtime.clock()
+    this.prev = runtime.last
+    this.next = undefined
+    if (runtime.last === undefined) runtime.first = this
+    else runtime.last.next = this
+    runtime.last = this
+    runtime.queued++
+  }
+
+  /** Made on first read, as GroupedTask's. */
+  get promise() {
+    const { promise, resolve, reject } = withResolvers()
+    if (this.state === 'success') resolve(this.slot)
+    else if (this.state === 'error' || this.state === 'cancelled') reject(this.slot)
+    else this.settle = (ok, value) => (ok ? resolve(value) : reject(value))
+    Object.defineProperty(this, 'promise', { value: promise })
+    return promise
+  }
+
+  /** Leaves the live list, in O(1). */
+  unlink() {
+    const runtime = this.runtime
+    if (this.prev === undefined) runtime.first = this.next
+    else this.prev.next = this.next
+    if (this.next === undefined) runtime.last = this.prev
+    else this.next.prev = this.prev
+    this.prev = this.next = undefined
+  }
+
+  /** A waiting task leaves its group at once (its job is skipped when reached) and rejects its caller. */
+  cancel() {
+    if (this.state !== 'queued') return
+    this.state = 'cancelled'
+    this.runtime.queued--
+    this.since = this.runtime.clock()
+    this.unlink()
+    this.slot = new Error(`task ${this.id} cancelled`)
+    this.settle?.(false, this.slot)
+  }
+}
+
+/** What a conforming task's group queues: the job a backend is handed. */
+class GroupJob {
+  constructor(task) {
+    this.task = task
+  }
+}
+
+/** The oldest item of a group queue (an array read from a moving head, cut when mostly consumed). */
+function takeHead(queue) {
+  const item = queue.items[queue.head]
+  queue.items[queue.head++] = undefined
+  if (queue.head >= 1024 && queue.head * 2 >= queue.items.length) {
+    queue.items = queue.items.slice(queue.head)
+    queue.head = 0
+  }
+  return item
+}
+
+/**
  * `{ dispatch(group, fn) => task, drained() }`: tasks of one group run one at
  * a time in dispatch order; groups run concurrently.
  */
@@ -45,12 +132,7 @@ export function createGroupedRuntime(groups, { carryContext = false } = {}) {
 
   const next = (queue) => {
     if (queue.head < queue.items.length) {
-      const task = queue.items[queue.head]
-      queue.items[queue.head++] = undefined
-      if (queue.head >= 1024 && queue.head * 2 >= queue.items.length) {
-        queue.items = queue.items.slice(queue.head)
-        queue.head = 0
-      }
+      const task = takeHead(queue)
       if (task.snapshot !== undefined) task.snapshot.runInAsyncScope(start, undefined, task, queue)
       else start(task, queue)
       return
@@ -94,5 +176,124 @@ export function createGroupedRuntime(groups, { carryContext = false } = {}) {
     },
     drained: () => (live === 0 ? Promise.resolve() : new Promise((resolve) => (onIdle = resolve))),
     activeGroups: () => queues.filter((queue) => queue.busy).length,
+  }
+}
+
+/**
+ * The cheapest clock a conforming runtime could keep `since` with: up to 16
+ * consecutive readings in one synchronous stretch share one `Date.now()`
+ * (the stamp expires with the microtasks queued before it was taken), and a
+ * reading is an offset from the first one, kept a small integer (a
+ * difference of two epoch readings is otherwise a 16 B heap number per task).
+ */
+function sharedClock() {
+  const origin = Date.now()
+  const settled = Promise.resolve()
+  let stamp = 0
+  let uses = 0
+  let expiryQueued = false
+  const expire = () => {
+    expiryQueued = false
+    uses = 0
+  }
+  return () => {
+    if (uses > 0) {
+      uses--
+      return stamp
+    }
+    const offset = Date.now() - origin
+    const small = offset | 0
+    stamp = small === offset ? small : offset
+    uses = 15
+    if (!expiryQueued) {
+      expiryQueued = true
+      settled.then(expire)
+    }
+    return stamp
+  }
+}
+
+/**
+ * The conforming line: `{ dispatch(group, fn, binding) => task, drained() }`
+ * as above, always with the context snapshot, and every task keeping what
+ * the spec asks of a waiting task (see the top of this file).
+ */
+export function createConformingGroupedRuntime(groups) {
+  if (AsyncResource === undefined) {
+    throw new Error('the snapshot calibration needs process.getBuiltinModule (Node ≥ 20.16)')
+  }
+  const queues = Array.from({ length: groups }, () => ({ items: [], head: 0, busy: false }))
+  const runtime = {
+    clock: sharedClock(),
+    first: undefined,
+    last: undefined,
+    queued: 0,
+    running: 0,
+  }
+  let nextId = 1
+  let live = 0
+  let onIdle
+
+  const next = (queue) => {
+    while (queue.head < queue.items.length) {
+      const task = takeHead(queue).task
+      // Cancelled while it waited: it left every count then.
+      if (task.state !== 'queued') continue
+      const snapshot = task.slot
+      task.slot = undefined
+      snapshot.runInAsyncScope(start, undefined, task, queue)
+      return
+    }
+    queue.busy = false
+    if (--live === 0 && onIdle !== undefined) onIdle()
+  }
+  const finish = (task, queue, ok, value) => {
+    task.state = ok ? 'success' : 'error'
+    runtime.running--
+    task.unlink()
+    task.slot = value
+    task.settle?.(ok, value)
+    next(queue)
+  }
+  const start = (task, queue) => {
+    task.state = 'running'
+    runtime.queued--
+    runtime.running++
+    task.since = runtime.clock()
+    let result
+    try {
+      result = Promise.resolve(task.fn())
+    } catch (error) {
+      result = Promise.reject(error)
+    }
+    result.then(
+      (value) => finish(task, queue, true, value),
+      (error) => finish(task, queue, false, error),
+    )
+  }
+
+  return {
+    dispatch(group, fn, binding) {
+      const task = new ConformingTask(nextId++, fn, binding, runtime)
+      const queue = queues[group]
+      if (queue.busy) {
+        task.slot = new AsyncResource('grouped')
+        queue.items.push(new GroupJob(task))
+      } else {
+        queue.busy = true
+        live++
+        start(task, queue)
+      }
+      return task
+    },
+    drained: () => (live === 0 ? Promise.resolve() : new Promise((resolve) => (onIdle = resolve))),
+    activeGroups: () => queues.filter((queue) => queue.busy).length,
+    /** Live tasks now, walked from the live list (what inspect() and cancelAll() reach). */
+    liveTasks() {
+      let count = 0
+      for (let task = runtime.first; task !== undefined; task = task.next) count++
+      return count
+    },
+    counts: () => ({ queued: runtime.queued, running: runtime.running }),
   }
 }
