@@ -245,30 +245,36 @@ for (const [name, carryContext, tagged] of [
 
 // The floor of the runtime path's API on any conforming runtime: the third
 // line's withAggregate per message, on tasks that keep what the spec asks of
-// every waiting task (minimal-grouped.mjs), routed by the binding they keep.
-starters['calibration: a conforming task + context snapshot + withAggregate per message'] = () => {
-  const runtime = createConformingGroupedRuntime(GROUPS)
-  return {
-    push: (list) => {
-      for (const m of list) {
-        const body = () => handle(m)
-        const binding = readTaskTag(
-          withAggregate(body, { aggregate: 'sales.Order', id: m.aggregateId.id }),
-          aggregateTag,
+// every waiting task (minimal-grouped.mjs), routed by the binding they keep;
+// the second of these queues the task itself instead of a job object.
+for (const [name, jobObject] of [
+  ['calibration: a conforming task + context snapshot + withAggregate per message', true],
+  ['calibration: the same, the task its own backend job (not the published protocol)', false],
+]) {
+  starters[name] = () => {
+    const runtime = createConformingGroupedRuntime(GROUPS, { jobObject })
+    return {
+      push: (list) => {
+        for (const m of list) {
+          const body = () => handle(m)
+          const binding = readTaskTag(
+            withAggregate(body, { aggregate: 'sales.Order', id: m.aggregateId.id }),
+            aggregateTag,
+          )
+          runtime.dispatch(toGroupKey(binding.id, GROUPS), body, binding)
+        }
+      },
+      drain: async () => {
+        await runtime.drained()
+        const left = runtime.liveTasks()
+        const { queued, running } = runtime.counts()
+        check(
+          left === 0 && queued === 0 && running === 0,
+          `${name}: ${left} live, ${queued} queued, ${running} running after the drain`,
         )
-        runtime.dispatch(toGroupKey(binding.id, GROUPS), body, binding)
-      }
-    },
-    drain: async () => {
-      await runtime.drained()
-      const left = runtime.liveTasks()
-      const { queued, running } = runtime.counts()
-      check(
-        left === 0 && queued === 0 && running === 0,
-        `conforming calibration: ${left} live, ${queued} queued, ${running} running after the drain`,
-      )
-      return { activeGroups: runtime.activeGroups() }
-    },
+        return { activeGroups: runtime.activeGroups() }
+      },
+    }
   }
 }
 
@@ -280,6 +286,7 @@ const INFO_PEERS = new Set([
   'calibration: a bare task per message + context snapshot',
   'calibration: a bare task + context snapshot + withAggregate per message',
   'calibration: a conforming task + context snapshot + withAggregate per message',
+  'calibration: the same, the task its own backend job (not the published protocol)',
 ])
 
 /**

@@ -216,9 +216,12 @@ function sharedClock() {
 /**
  * The conforming line: `{ dispatch(group, fn, binding) => task, drained() }`
  * as above, always with the context snapshot, and every task keeping what
- * the spec asks of a waiting task (see the top of this file).
+ * the spec asks of a waiting task (see the top of this file). With
+ * `jobObject: false` the group queues the task itself, as if a `Task` could
+ * be its own backend job (the published `Backend` protocol rules that out):
+ * what such a change to the protocol would save.
  */
-export function createConformingGroupedRuntime(groups) {
+export function createConformingGroupedRuntime(groups, { jobObject = true } = {}) {
   if (AsyncResource === undefined) {
     throw new Error('the snapshot calibration needs process.getBuiltinModule (Node ≥ 20.16)')
   }
@@ -236,7 +239,8 @@ export function createConformingGroupedRuntime(groups) {
 
   const next = (queue) => {
     while (queue.head < queue.items.length) {
-      const task = takeHead(queue).task
+      const item = takeHead(queue)
+      const task = jobObject ? item.task : item
       // Cancelled while it waited: it left every count then.
       if (task.state !== 'queued') continue
       const snapshot = task.slot
@@ -278,7 +282,7 @@ export function createConformingGroupedRuntime(groups) {
       const queue = queues[group]
       if (queue.busy) {
         task.slot = new AsyncResource('grouped')
-        queue.items.push(new GroupJob(task))
+        queue.items.push(jobObject ? new GroupJob(task) : task)
       } else {
         queue.busy = true
         live++
