@@ -33,13 +33,36 @@ class GroupedTask {
 
   /** Made on first read: a message nobody awaits holds no promise. */
   get promise() {
-    const { promise, resolve, reject } = withResolvers()
-    if (this.state === 'success') resolve(this.value)
-    else if (this.state === 'error') reject(this.value)
-    else this.settle = (ok, value) => (ok ? resolve(value) : reject(value))
-    Object.defineProperty(this, 'promise', { value: promise })
-    return promise
+    return lazyPromise(this, this.value)
   }
+}
+
+/**
+ * A task's caller promise, made when first read (`value`: its result once it
+ * has ended) and kept as an own property; a live task settles it later
+ * through `task.settle`.
+ */
+function lazyPromise(task, value) {
+  const { promise, resolve, reject } = withResolvers()
+  if (task.state === 'success') resolve(value)
+  else if (task.state === 'error' || task.state === 'cancelled') reject(value)
+  else task.settle = (ok, result) => (ok ? resolve(result) : reject(result))
+  Object.defineProperty(task, 'promise', { value: promise })
+  return promise
+}
+
+/** Runs a task's body and calls `finish(task, queue, ok, value)` once it has settled. */
+function runBody(task, queue, finish) {
+  let result
+  try {
+    result = Promise.resolve(task.fn())
+  } catch (error) {
+    result = Promise.reject(error)
+  }
+  result.then(
+    (value) => finish(task, queue, true, value),
+    (error) => finish(task, queue, false, error),
+  )
 }
 
 /**
@@ -69,12 +92,7 @@ class ConformingTask {
 
   /** Made on first read, as GroupedTask's. */
   get promise() {
-    const { promise, resolve, reject } = withResolvers()
-    if (this.state === 'success') resolve(this.slot)
-    else if (this.state === 'error' || this.state === 'cancelled') reject(this.slot)
-    else this.settle = (ok, value) => (ok ? resolve(value) : reject(value))
-    Object.defineProperty(this, 'promise', { value: promise })
-    return promise
+    return lazyPromise(this, this.slot)
   }
 
   /** Leaves the live list, in O(1). */
@@ -118,6 +136,33 @@ function takeHead(queue) {
 }
 
 /**
+ * The ordering groups both runtimes keep: an array FIFO per group, whether
+ * the group has a task running, and how many do (for `drained`).
+ */
+function createGroups(count) {
+  const queues = Array.from({ length: count }, () => ({ items: [], head: 0, busy: false }))
+  let busy = 0
+  let onIdle
+  return {
+    queues,
+    /** Makes the group busy for a task that starts now; `false` if it already was (the task waits). */
+    claim(queue) {
+      if (queue.busy) return false
+      queue.busy = true
+      busy++
+      return true
+    },
+    /** The group's queue ran dry. */
+    rest(queue) {
+      queue.busy = false
+      if (--busy === 0 && onIdle !== undefined) onIdle()
+    },
+    drained: () => (busy === 0 ? Promise.resolve() : new Promise((resolve) => (onIdle = resolve))),
+    activeGroups: () => queues.filter((queue) => queue.busy).length,
+  }
+}
+
+/**
  * `{ dispatch(group, fn) => task, drained() }`: tasks of one group run one at
  * a time in dispatch order; groups run concurrently.
  */
@@ -125,10 +170,8 @@ export function createGroupedRuntime(groups, { carryContext = false } = {}) {
   if (carryContext && AsyncResource === undefined) {
     throw new Error('the snapshot calibration needs process.getBuiltinModule (Node ≥ 20.16)')
   }
-  const queues = Array.from({ length: groups }, () => ({ items: [], head: 0, busy: false }))
+  const { queues, claim, rest, drained, activeGroups } = createGroups(groups)
   let nextId = 1
-  let live = 0
-  let onIdle
 
   const next = (queue) => {
     if (queue.head < queue.items.length) {
@@ -137,8 +180,7 @@ export function createGroupedRuntime(groups, { carryContext = false } = {}) {
       else start(task, queue)
       return
     }
-    queue.busy = false
-    if (--live === 0 && onIdle !== undefined) onIdle()
+    rest(queue)
   }
   const finish = (task, queue, ok, value) => {
     task.state = ok ? 'success' : 'error'
@@ -148,34 +190,22 @@ export function createGroupedRuntime(groups, { carryContext = false } = {}) {
   }
   const start = (task, queue) => {
     task.state = 'running'
-    let result
-    try {
-      result = Promise.resolve(task.fn())
-    } catch (error) {
-      result = Promise.reject(error)
-    }
-    result.then(
-      (value) => finish(task, queue, true, value),
-      (error) => finish(task, queue, false, error),
-    )
+    runBody(task, queue, finish)
   }
 
   return {
     dispatch(group, fn) {
       const task = new GroupedTask(nextId++, fn)
       const queue = queues[group]
-      if (queue.busy) {
+      if (claim(queue)) start(task, queue)
+      else {
         if (carryContext) task.snapshot = new AsyncResource('grouped')
         queue.items.push(task)
-      } else {
-        queue.busy = true
-        live++
-        start(task, queue)
       }
       return task
     },
-    drained: () => (live === 0 ? Promise.resolve() : new Promise((resolve) => (onIdle = resolve))),
-    activeGroups: () => queues.filter((queue) => queue.busy).length,
+    drained,
+    activeGroups,
   }
 }
 
@@ -225,7 +255,7 @@ export function createConformingGroupedRuntime(groups, { jobObject = true } = {}
   if (AsyncResource === undefined) {
     throw new Error('the snapshot calibration needs process.getBuiltinModule (Node ≥ 20.16)')
   }
-  const queues = Array.from({ length: groups }, () => ({ items: [], head: 0, busy: false }))
+  const { queues, claim, rest, drained, activeGroups } = createGroups(groups)
   const runtime = {
     clock: sharedClock(),
     first: undefined,
@@ -234,8 +264,6 @@ export function createConformingGroupedRuntime(groups, { jobObject = true } = {}
     running: 0,
   }
   let nextId = 1
-  let live = 0
-  let onIdle
 
   const next = (queue) => {
     while (queue.head < queue.items.length) {
@@ -248,8 +276,7 @@ export function createConformingGroupedRuntime(groups, { jobObject = true } = {}
       snapshot.runInAsyncScope(start, undefined, task, queue)
       return
     }
-    queue.busy = false
-    if (--live === 0 && onIdle !== undefined) onIdle()
+    rest(queue)
   }
   const finish = (task, queue, ok, value) => {
     task.state = ok ? 'success' : 'error'
@@ -264,34 +291,22 @@ export function createConformingGroupedRuntime(groups, { jobObject = true } = {}
     runtime.queued--
     runtime.running++
     task.since = runtime.clock()
-    let result
-    try {
-      result = Promise.resolve(task.fn())
-    } catch (error) {
-      result = Promise.reject(error)
-    }
-    result.then(
-      (value) => finish(task, queue, true, value),
-      (error) => finish(task, queue, false, error),
-    )
+    runBody(task, queue, finish)
   }
 
   return {
     dispatch(group, fn, binding) {
       const task = new ConformingTask(nextId++, fn, binding, runtime)
       const queue = queues[group]
-      if (queue.busy) {
+      if (claim(queue)) start(task, queue)
+      else {
         task.slot = new AsyncResource('grouped')
         queue.items.push(jobObject ? new GroupJob(task) : task)
-      } else {
-        queue.busy = true
-        live++
-        start(task, queue)
       }
       return task
     },
-    drained: () => (live === 0 ? Promise.resolve() : new Promise((resolve) => (onIdle = resolve))),
-    activeGroups: () => queues.filter((queue) => queue.busy).length,
+    drained,
+    activeGroups,
     /** Live tasks now, walked from the live list (what inspect() and cancelAll() reach). */
     liveTasks() {
       let count = 0
