@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 
 const USAGE =
-  'usage: node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,tasks-1-listener,aggregate,dedupe-once,dedupe-per-call] [--rounds N] [--n N]'
+  'usage: node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,tasks-1-listener,aggregate,debounce,dedupe-once,dedupe-per-call] [--rounds N] [--n N]'
 
 function parse(argv) {
   const options = { checkouts: [], only: undefined, rounds: 20, n: undefined }
@@ -89,6 +89,29 @@ const WORKLOADS = {
       await core.shutdown(runtime, { mode: 'drain' })
       const ms = performance.now() - started
       if (handled !== n) throw new Error(`aggregate: ${handled} of ${n} handled`)
+      return ms
+    },
+  },
+  // The `debounce` scenario: calls over 1,000 keys in one burst, each a
+  // trailing debounce of 1 ms whose caller promise is read at once.
+  debounce: {
+    n: 200_000,
+    async run({ core }, n) {
+      const runtime = core.createRuntime()
+      const shaper = core.debounce(1)
+      const started = performance.now()
+      const promises = new Array(n)
+      for (let i = 0; i < n; i++) {
+        const k = i % KEYS
+        promises[i] = core.run(
+          runtime,
+          core.withShaper(() => i, shaper, { key: k }),
+        ).promise
+      }
+      const values = await Promise.all(promises)
+      const ms = performance.now() - started
+      // Every caller of key k gets the value of k's last call.
+      if (values[0] !== n - KEYS) throw new Error('debounce: wrong result')
       return ms
     },
   },
