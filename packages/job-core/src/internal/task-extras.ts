@@ -11,51 +11,44 @@ export type TaskCallback = (task: Task<unknown>) => void
 
 /**
  * What only some tasks need: a parent or children, callbacks, the timers and
- * listeners of a parked stage, what the caller receives instead of the own
- * promise. One object, made on first use, so a plain task pays one field for
- * all of it.
+ * listeners of a parked stage. One object, made on first use, so a plain
+ * task pays one field for all of it.
  */
-export class TaskExtras {
-  parent: TaskRecord | undefined = undefined
-  children: Set<TaskRecord> | undefined = undefined
+export interface TaskExtras {
+  parent: TaskRecord | undefined
+  children: Set<TaskRecord> | undefined
   settledCallbacks: Callbacks
-  exitedCallbacks: Callbacks = undefined
+  exitedCallbacks: Callbacks
   /** `timeout.total`, armed at run() and cleared when the task ends. */
-  totalTimer: TimerHandle | undefined = undefined
+  totalTimer: TimerHandle | undefined
   /** Removes the listener on `RunOptions.signal`. */
-  detachSignal: (() => void) | undefined = undefined
+  detachSignal: (() => void) | undefined
   /** The timer of the parked stage (the retry delay). */
-  stageTimer: TimerHandle | undefined = undefined
+  stageTimer: TimerHandle | undefined
   /** What leaving the parked stage undoes (dependency listeners). */
-  stageUndo: (() => void) | undefined = undefined
+  stageUndo: (() => void) | undefined
   /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
-  staleBodies = 0
+  staleBodies: number
   /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
-  retryAfterStale: (() => void) | undefined = undefined
-  /** `TaskRecord.caller`, once the task also needs something else here. */
-  caller: Promise<unknown> | undefined
-
-  constructor(settledCallbacks: Callbacks, caller: Promise<unknown> | undefined) {
-    this.settledCallbacks = settledCallbacks
-    this.caller = caller
-  }
+  retryAfterStale: (() => void) | undefined
 }
-
-/**
- * A record's `extrasSlot`: empty, the task's lone settle callback, its lone
- * caller substitute (a native promise: see `TaskRecord.caller`), or its
- * extras once it needs more than one of them. Most tasks need none, and the
- * ones that need one (a dedupe leader's scope, a call held by a shaper)
- * cost no extras object (112 B).
- */
-export type ExtrasSlot = TaskExtras | TaskCallback | Promise<unknown> | undefined
 
 export function extrasOf(task: TaskRecord): TaskExtras {
   const slot = task.extrasSlot
-  if (slot instanceof TaskExtras) return slot
-  // A lone settle callback or caller substitute kept in the slot moves in.
-  const extras =
-    typeof slot === 'function' ? new TaskExtras(slot, undefined) : new TaskExtras(undefined, slot)
+  if (typeof slot === 'object') return slot
+  const extras: TaskExtras = {
+    parent: undefined,
+    children: undefined,
+    // A lone settle callback kept in the slot moves in.
+    settledCallbacks: slot,
+    exitedCallbacks: undefined,
+    totalTimer: undefined,
+    detachSignal: undefined,
+    stageTimer: undefined,
+    stageUndo: undefined,
+    staleBodies: 0,
+    retryAfterStale: undefined,
+  }
   task.extrasSlot = extras
   return extras
 }
@@ -63,11 +56,11 @@ export function extrasOf(task: TaskRecord): TaskExtras {
 /** The task's settle callbacks, detached (they run once): from its extras, or its lone one. */
 export function takeSettledCallbacks(task: TaskRecord): Callbacks {
   const slot = task.extrasSlot
+  if (slot === undefined) return undefined
   if (typeof slot === 'function') {
     task.extrasSlot = undefined
     return slot
   }
-  if (!(slot instanceof TaskExtras)) return undefined
   const callbacks = slot.settledCallbacks
   slot.settledCallbacks = undefined
   return callbacks
@@ -119,7 +112,7 @@ function removeCallback(
   // The slot holds a function only as the lone settle callback.
   if (typeof slot === 'function') {
     if (list === 'settledCallbacks' && slot === callback) task.extrasSlot = undefined
-  } else if (slot instanceof TaskExtras) slot[list] = withoutCallback(slot[list], callback)
+  } else if (slot !== undefined) slot[list] = withoutCallback(slot[list], callback)
 }
 
 /** `callbacks` without one occurrence of `callback`. */

@@ -10,7 +10,7 @@ import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
 import { FIRST_TERMINAL, LEGAL_NEXT, STATE_NAMES, stateIndexOf } from './state-index.js'
-import { type ExtrasSlot, extrasOf, TaskExtras } from './task-extras.js'
+import type { TaskCallback, TaskExtras } from './task-extras.js'
 import { TaskWord } from './task-word.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
 
@@ -46,6 +46,8 @@ export class TaskRecord extends TaskWord implements BackendJob {
   /** The task's own result as a promise: made at once for a task that waits, else on first use. */
   own: Promise<unknown> | undefined = undefined
   resolveOwn: ((value: unknown) => void) | undefined = undefined
+  /** What the caller receives instead of the own promise: a dispatch handler's answer, a shaper burst's promise. */
+  caller: Promise<unknown> | undefined = undefined
   /**
    * `carrier`, `job` or `outcome` (accessors below), which a task never
    * needs at once: a task waits with a carrier and no attempt; an attempt,
@@ -55,11 +57,11 @@ export class TaskRecord extends TaskWord implements BackendJob {
   private pending: AttemptJob | AttemptCarrier | Outcome<unknown> | undefined = undefined
   /**
    * `extras` (made on first use), or, while a task needs nothing else from
-   * it, its one settle callback or its `caller` as it is (see
-   * {@link ExtrasSlot}). Read and written through `task-extras.ts` and the
-   * `caller` accessors.
+   * it, its one settle callback as it is: a plugin that only wants to hear
+   * of the ending (a dedupe leader's scope) costs no extras object (104 B).
+   * Read and written through `task-extras.ts`.
    */
-  extrasSlot: ExtrasSlot = undefined
+  extrasSlot: TaskExtras | TaskCallback | undefined = undefined
 
   /**
    * `body` and `bindings` are a taskFn's (see {@link bodyOf}). `id` is given
@@ -85,27 +87,7 @@ export class TaskRecord extends TaskWord implements BackendJob {
   /** What only some tasks need; `undefined` while the task has none (or only a lone settle callback). */
   get extras(): TaskExtras | undefined {
     const slot = this.extrasSlot
-    return slot instanceof TaskExtras ? slot : undefined
-  }
-
-  /**
-   * What the caller receives instead of the own promise: a dispatch
-   * handler's answer, a shaper burst's promise; `undefined` for most tasks.
-   * Kept in the extras slot, as it is while the task needs nothing else
-   * there: a field of its own would cost every record 8 B.
-   */
-  get caller(): Promise<unknown> | undefined {
-    const slot = this.extrasSlot
-    if (slot === undefined || typeof slot === 'function') return undefined
-    return slot instanceof TaskExtras ? slot.caller : slot
-  }
-
-  set caller(caller: Promise<unknown> | undefined) {
-    const slot = this.extrasSlot
-    if (slot instanceof TaskExtras) slot.caller = caller
-    // Empty, or a lone caller: the slot takes the new one as it is.
-    else if (typeof slot !== 'function') this.extrasSlot = caller
-    else if (caller !== undefined) extrasOf(this).caller = caller
+    return typeof slot === 'function' ? undefined : slot
   }
 
   /** The runtime: its options know it (see `ResolvedRunOptions.core`). */
