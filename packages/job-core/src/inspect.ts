@@ -50,6 +50,8 @@ export interface RuntimeInspection {
     /** Open shaper windows, over all shapers and keys. */
     readonly shaperWindows: number
     readonly listeners: number
+    /** Wrappers installed with `wrapAttempts`. */
+    readonly attemptWrappers: number
   }
   /** The `seq` of the last emitted event (0 if none). */
   readonly lastSeq: number

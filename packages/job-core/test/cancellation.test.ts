@@ -137,6 +137,7 @@ describe('cancellation', () => {
       runningBodies: 0,
       shaperWindows: 0,
       listeners: 1,
+      attemptWrappers: 0,
     })
     expect(clock.pending).toBe(0)
   })

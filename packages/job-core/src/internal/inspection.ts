@@ -28,6 +28,7 @@ export function inspectCore(core: RuntimeCore): RuntimeInspection {
       runningBodies: core.runningBodies,
       shaperWindows,
       listeners: core.bus.listenerCount,
+      attemptWrappers: core.attemptWrappers?.length ?? 0,
     },
     lastSeq: core.bus.lastSeq,
   }

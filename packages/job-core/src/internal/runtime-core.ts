@@ -9,6 +9,7 @@ import type { ShutdownMode } from '../shutdown.js'
 import type { RunOptions, Task, TaskFn } from '../task.js'
 import type { CancelReason } from '../task-state.js'
 import type { TaskTag } from '../task-tag.js'
+import type { AttemptWrapper } from '../wrap-attempts.js'
 import { requireCapability } from './backend-capability.js'
 import { readBindings } from './bindings.js'
 import type { QueueWaiter } from './counters.js'
@@ -90,6 +91,8 @@ export class RuntimeCore implements Runtime {
   queueWaiters: QueueWaiter[] | undefined = undefined
   /** Installed in the backend while paused or rate-limited. */
   gate: KernelGate | undefined = undefined
+  /** What `wrapAttempts` installed, outermost first; `undefined` while none (the one check a body entry pays). */
+  attemptWrappers: readonly AttemptWrapper[] | undefined = undefined
   /** Failed tasks waiting one macrotask to see whether anyone observes them. */
   unobserved: TaskRecord[] | undefined = undefined
 

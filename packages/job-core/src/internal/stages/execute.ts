@@ -13,6 +13,7 @@ import {
   takeCarrier,
   ticketOf,
 } from '../attempt-job.js'
+import { enterThroughWrappers } from '../attempt-wrappers.js'
 import { OWN_HANDED_OUT } from '../caller-promise.js'
 import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.js'
 import { isThenable } from '../promises.js'
@@ -79,8 +80,9 @@ export function enterBody(job: AttemptJob): void {
   // Called as a plain function: `task.body(job)` would hand a `function`
   // body the task's record as `this`. The attempt is the body's ctx.
   const body = task.body
+  const wrappers = task.core.attemptWrappers
   try {
-    result = body(job)
+    result = wrappers === undefined ? body(job) : enterThroughWrappers(wrappers, task, job)
   } catch (error) {
     bodyExited(job, error, true)
     return
