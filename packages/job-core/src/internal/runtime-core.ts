@@ -14,7 +14,7 @@ import { requireCapability } from './backend-capability.js'
 import { readBindings } from './bindings.js'
 import type { QueueWaiter } from './counters.js'
 import { createTask } from './create-task.js'
-import { RuntimeEventBus } from './event-bus.js'
+import { EventBusView, RuntimeEventBus } from './event-bus.js'
 import { followedCall } from './followed-call.js'
 import { LiveTasks } from './live-tasks.js'
 import { advance } from './pipeline.js'
@@ -28,6 +28,7 @@ import { KernelGate } from './start-gate.js'
 import type { TaskRecord } from './task-record.js'
 import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
+import { coreOfHandle, RUNTIME_BRAND, RuntimeHandle, THIS_COPY } from './runtime-handle.js'
 
 let runtimeCount = 0
 
@@ -55,13 +56,17 @@ export interface Claim {
   readonly followReason: CancelReason
 }
 
-/** The runtime's real state; `Runtime` is its public face. */
-export class RuntimeCore implements Runtime {
+/** The runtime's real state; its public face is {@link RuntimeHandle}. */
+export class RuntimeCore {
   readonly name: string
+  /** What the user holds: `createRuntime()`'s return, `host.runtime`. */
+  readonly handle: RuntimeHandle
   readonly clock: Clock
   /** The clock's first reading: task times are kept relative to it (see `TaskRecord.sinceOffset`). */
   readonly clockOrigin: number
   readonly bus: RuntimeEventBus
+  /** The bus as users and plugins get it (see {@link EventBusView}). */
+  readonly publicBus: EventBusView
   readonly random: () => number
   /** The pipeline, for what un-parks a task from outside a stage (a backend granting a slot, a retry delay). */
   readonly advance: (task: TaskRecord) => void = advance
@@ -117,6 +122,7 @@ export class RuntimeCore implements Runtime {
       )
     }
     this.clockOrigin = this.clock.now()
+    this.handle = new RuntimeHandle(this)
     this.random = options.random ?? Math.random
     this.control = resolveControl(options, reportUnobservedToConsole)
     this.defaultRunOptions = defaultRunOptionsFor(this, this.control.defaults)
@@ -131,6 +137,7 @@ export class RuntimeCore implements Runtime {
         concurrency: validateConcurrency(options.concurrency, 'createRuntime({ concurrency })'),
       })
     this.bus = new RuntimeEventBus(this.clock)
+    this.publicBus = new EventBusView(this.bus)
     const plugins = options.plugins ?? []
     if (!Array.isArray(plugins)) {
       throw new TypeError(
@@ -192,16 +199,16 @@ export class RuntimeCore implements Runtime {
 
 /** The runtime behind a public handle, or a `TypeError` that says what was passed. */
 export function toCore(runtime: Runtime, where: string): RuntimeCore {
-  if (!(runtime instanceof RuntimeCore)) {
+  const core = coreOfHandle(runtime)
+  if (core !== undefined) return core
+  const brand = (runtime as { [RUNTIME_BRAND]?: unknown } | null | undefined)?.[RUNTIME_BRAND]
+  if (typeof brand === 'string') {
+    // Two copies of the package in one process (ESM and CJS builds both
+    // loaded, or two versions): each keeps its own runtimes.
     throw new TypeError(
-      `${where}: expected a runtime from createRuntime(), got ${describe(runtime)}.`,
+      `${where}: this runtime was created by another copy of the package, ${brand}, and this is ${THIS_COPY}. ` +
+        'A runtime only works with the copy that created it: make every import of @vega/job-core resolve to one copy (the same version, and all ESM or all CommonJS).',
     )
   }
-  return runtime
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (typeof value === 'object') return value.constructor?.name ?? 'an object'
-  return typeof value
+  throw new TypeError(`${where}: expected a runtime from createRuntime(), got ${describeValue(runtime)}.`)
 }
