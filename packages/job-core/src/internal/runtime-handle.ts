@@ -8,7 +8,7 @@ declare const __MODULE_FORMAT__: string
 export const RUNTIME_BRAND: unique symbol = Symbol.for('@vega/job-core/runtime') as never
 
 /** What this copy of the package is, for errors about runtimes from another copy. */
-export const THIS_COPY = `@vega/job-core@${VERSION} (${__MODULE_FORMAT__})`
+export const THIS_COPY: string = `@vega/job-core@${VERSION} (${__MODULE_FORMAT__})`
 
 let readCore: (value: object) => RuntimeCore | undefined
 
