@@ -117,11 +117,11 @@ describe('bad durations are refused at call time with a RangeError', () => {
 })
 
 describe('bad retry policies are refused at run()', () => {
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 4_194_304, 1e12])(
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])(
     'retry.attempts = %s is a RangeError',
     (attempts) => {
       const { runtime, untouched } = setup()
-      const message = `run(…, { retry }): attempts must be an integer from 1 (the first attempt included) to 4194303, got ${attempts}.`
+      const message = `run(…, { retry }): attempts must be a whole number ≥ 1 (the first attempt included), got ${attempts}.`
       expect(() => run(runtime, body, { retry: { attempts } })).toThrow(new RangeError(message))
       expect(() => run(runtime, body, { retry: attempts })).toThrow(new RangeError(message))
       untouched()

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
+  type Backend,
+  type BackendJob,
   counts,
   createRuntime,
   getEventBus,
@@ -130,5 +132,68 @@ describe('the event bus a user or plugin gets', () => {
     await run(runtime, () => 1)
     expect(seen).toContain('task:created')
     expect(seen).toContain('task:transition')
+  })
+})
+
+/** A backend without a limit that starts each job a microtask later, through `Promise.resolve(job)`. */
+function promiseBackend(seen: BackendJob[]): Backend {
+  let running = 0
+  return {
+    enqueue(job) {
+      seen.push(job)
+      void Promise.resolve(job).then((resolved) => {
+        running++
+        resolved.start()
+      })
+    },
+    withdraw() {},
+    release() {
+      running--
+    },
+    onPreCancel: () => () => {},
+    preCancel() {},
+    queued: 0,
+    get running() {
+      return running
+    },
+  }
+}
+
+describe('the job a backend is handed', () => {
+  it('is a view with the protocol’s members only: no then, no record', async () => {
+    const seen: BackendJob[] = []
+    const runtime = createRuntime({ backend: promiseBackend(seen) })
+    const task = run(runtime, async () => 'ran', { priority: 3 })
+    const job = seen[0]!
+    expect(Object.keys(job)).toEqual([])
+    expect('then' in job).toBe(false)
+    for (const internal of ['moveTo', 'resolveOwn', 'core', 'options', 'outcome', 'stage']) {
+      expect(internal in job, internal).toBe(false)
+    }
+    expect(job.task).toBe(task)
+    expect(job.priority).toBe(3)
+    expect(typeof job.taskFn).toBe('function')
+    expect(await task).toBe('ran')
+  })
+
+  it('a backend that does Promise.resolve(job) runs the task and settles its promise (regression)', async () => {
+    const seen: BackendJob[] = []
+    const runtime = createRuntime({ backend: promiseBackend(seen) })
+    const task = run(runtime, async () => 42)
+    const promise = task.promise
+    expect(await promise).toBe(42)
+    expect(task.state).toBe('success')
+    const retried = run(
+      runtime,
+      (ctx) => {
+        if (ctx.attempt === 1) throw new Error('once')
+        return ctx.attempt
+      },
+      { retry: { attempts: 2, delay: 0 } },
+    )
+    expect(await retried.promise).toBe(2)
+    expect(seen).toHaveLength(3)
+    expect(seen[1]).not.toBe(seen[2])
+    expect(inspect(runtime).sizes).toMatchObject({ liveTasks: 0, runningBodies: 0 })
   })
 })

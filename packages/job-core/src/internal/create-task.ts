@@ -1,13 +1,13 @@
 import type { Task, TaskFn } from '../task.js'
 import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
-import { captureContext, captureForTask, takeSnapshot } from './context-carrier.js'
-import { advance, entryStage } from './pipeline.js'
+import { captureContext, takeSnapshot } from './context-carrier.js'
+import { enterPipeline } from './pipeline.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { sinceOffsetAt } from './since-offset.js'
-import { enterIfGranted, enterWaiting } from './stages/execute.js'
-import { extrasOf, withCallback } from './task-extras.js'
+import { enterBody } from './stages/execute.js'
+import { addCallback, extrasOf } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
@@ -47,8 +47,7 @@ export function createTask(
     bus.deliver(created)
   }
   if (admit(task, parent)) {
-    task.stage = entryStage(task)
-    advance(task)
+    enterPipeline(task)
   }
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs
@@ -57,10 +56,7 @@ export function createTask(
   if (!listened && task.state === 'idle') task.sinceOffset = sinceOffsetAt(core)
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
-    const snapshot = takeSnapshot()
-    if (snapshot !== undefined) task.carrier = snapshot
-    else if (task.own === undefined) captureForTask(task, enterWaiting)
-    else task.carrier = captureContext(enterIfGranted)
+    task.carrier = takeSnapshot() ?? captureContext(enterBody)
   }
   return task
 }
@@ -77,7 +73,7 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
       extras.children = new Set()
       // First of the parent's settle callbacks: a child that depends on its
       // parent must end 'parent', not start because its dependency succeeded.
-      extras.settledCallbacks = withCallback(extras.settledCallbacks, cancelChildrenOf, true)
+      addCallback(parent, 'settledCallbacks', cancelChildrenOf, true)
     }
     extras.children.add(task)
   }

@@ -3,7 +3,16 @@ import { dispatch } from './stages/dispatch.js'
 import { execute } from './stages/execute.js'
 import { queue } from './stages/queue.js'
 import { shape } from './stages/shape.js'
-import { QUEUE, SHAPE, type Stage, type StageIndex } from './stages/stage.js'
+import {
+  DEPENDENCIES,
+  DISPATCH,
+  EXECUTE,
+  QUEUE,
+  type ResumeReason,
+  SHAPE,
+  type Stage,
+  type StageIndex,
+} from './stages/stage.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
@@ -18,26 +27,43 @@ import type { TaskRecord } from './task-record.js'
  * - execute: runs the body; a failed attempt may go back to queue after a retry delay (`stages/execute.ts`)
  * - settle: every ending goes through `stages/settle.ts`, whichever stage it comes from
  *
- * Each stage returns `'next'`, `'parked'` or `'ended'`. A stage never calls
- * the next one: whatever un-parks a task (a shaper window closing, a
- * coordinator's `proceed`, the last dependency succeeding, the backend
- * granting a slot, a retry delay passing) calls `advance` again.
+ * Each stage returns `'next'`, `'parked'` or `'ended'`, and a stage with
+ * nothing to do for a task passes it on. A stage never calls the next one:
+ * whatever un-parks a task calls `task.core.resume(task, why)`, and
+ * {@link resume} below says where each reason goes on.
  */
 const STAGES: readonly Stage[] = [shape, dispatch, dependencies, queue, execute]
 
-/**
- * Where a new task enters the pipeline: a taskFn with no tag and no
- * `dependsOn` has nothing to shape, dispatch or wait for, so it enters at
- * the queue stage (three calls fewer on the plain path; the stages it skips
- * would each only pass it on).
- */
-export function entryStage(task: TaskRecord): StageIndex {
-  return task.bindings === undefined && task.options.dependsOn === undefined ? QUEUE : SHAPE
+/** A new task enters the pipeline at its first stage. */
+export function enterPipeline(task: TaskRecord): void {
+  task.stage = SHAPE
+  advance(task)
 }
 
-export function advance(task: TaskRecord): void {
+/** Where a task goes on after each way of leaving a parked stage. */
+function resumesAt(why: ResumeReason): StageIndex {
+  switch (why) {
+    case 'shaper-released':
+      return DISPATCH
+    case 'proceeded':
+      return DEPENDENCIES
+    case 'dependencies-met':
+    case 'retry-due':
+      return QUEUE
+    case 'slot-granted':
+      return EXECUTE
+  }
+}
+
+/** A parked task goes on, from the stage its reason leads to (the runtime's `resume`). */
+export function resume(task: TaskRecord, why: ResumeReason): void {
+  task.stage = resumesAt(why)
+  advance(task)
+}
+
+function advance(task: TaskRecord): void {
   while (task.outcome === undefined) {
-    const result = STAGES[task.stage]!(task, advance)
+    const result = STAGES[task.stage]!(task)
     if (result !== 'next') return
     task.stage++
   }

@@ -17,18 +17,19 @@ import { createTask } from './create-task.js'
 import { EventBusView, RuntimeEventBus } from './event-bus.js'
 import { followedCall } from './followed-call.js'
 import { LiveTasks } from './live-tasks.js'
-import { advance } from './pipeline.js'
+import { resume } from './pipeline.js'
 import { installPlugin } from './plugin-host.js'
 import { RateLimiter } from './rate-limit.js'
 import { type ResolvedControl, resolveControl } from './resolve-control.js'
 import { defaultRunOptionsFor, type ResolvedRunOptions, resolveRunOptions } from './run-options.js'
+import { coreOfHandle, RUNTIME_BRAND, RuntimeHandle, THIS_COPY } from './runtime-handle.js'
 import type { ShaperWindow } from './shaper-window.js'
 import type { ShutdownState } from './shutdown-state.js'
+import type { Resume } from './stages/stage.js'
 import { KernelGate } from './start-gate.js'
 import type { TaskRecord } from './task-record.js'
 import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
-import { coreOfHandle, RUNTIME_BRAND, RuntimeHandle, THIS_COPY } from './runtime-handle.js'
 
 let runtimeCount = 0
 
@@ -68,8 +69,8 @@ export class RuntimeCore {
   /** The bus as users and plugins get it (see {@link EventBusView}). */
   readonly publicBus: EventBusView
   readonly random: () => number
-  /** The pipeline, for what un-parks a task from outside a stage (a backend granting a slot, a retry delay). */
-  readonly advance: (task: TaskRecord) => void = advance
+  /** The pipeline's way back for a parked task: whatever un-parks one calls it (see `pipeline.ts`). */
+  readonly resume: Resume = resume
   backend: Backend
   readonly live: LiveTasks<TaskRecord> = new LiveTasks()
   readonly claims: Map<TaskTag<unknown>, Claim> = new Map()
@@ -210,5 +211,7 @@ export function toCore(runtime: Runtime, where: string): RuntimeCore {
         'A runtime only works with the copy that created it: make every import of @vega/job-core resolve to one copy (the same version, and all ESM or all CommonJS).',
     )
   }
-  throw new TypeError(`${where}: expected a runtime from createRuntime(), got ${describeValue(runtime)}.`)
+  throw new TypeError(
+    `${where}: expected a runtime from createRuntime(), got ${describeValue(runtime)}.`,
+  )
 }
