@@ -1,3 +1,9 @@
+import type { Task, TaskFn } from '../task.js'
+import { readBindings } from './bindings.js'
+import { createTask, keepCallerContext } from './create-task.js'
+import { followedCall } from './followed-call.js'
+import type { ResolvedRunOptions } from './run-options.js'
+import type { RuntimeCore } from './runtime-core.js'
 import { dependencies } from './stages/dependencies.js'
 import { dispatch } from './stages/dispatch.js'
 import { execute } from './stages/execute.js'
@@ -16,10 +22,15 @@ import {
 import type { TaskRecord } from './task-record.js'
 
 /**
- * The order every task goes through, stated once:
+ * The order every call goes through, stated once:
  *
- * shape → dispatch → dependencies → queue → execute → (settle)
+ * (follow) → shape → dispatch → dependencies → queue → execute → (settle)
  *
+ * - follow: before any task is built, the plugin that claimed the call's
+ *   only tag may merge it into a live peer (`ClaimOptions.followPeer`,
+ *   `followed-call.ts`): the call ends there, as a task born `cancelled`
+ *   whose promise is the peer's. Every other call becomes a task
+ *   (`create-task.ts`) and enters the stages:
  * - shape: a time-window shaper may hold or merge the call (`stages/shape.ts`)
  * - dispatch: the plugin that claimed the taskFn's tag decides, or the loud-fail guard (`stages/dispatch.ts`)
  * - dependencies: waits for every `dependsOn` task to succeed (`stages/dependencies.ts`)
@@ -34,10 +45,30 @@ import type { TaskRecord } from './task-record.js'
  */
 const STAGES: readonly Stage[] = [shape, dispatch, dependencies, queue, execute]
 
-/** A new task enters the pipeline at its first stage. */
-export function enterPipeline(task: TaskRecord): void {
-  task.stage = SHAPE
-  advance(task)
+/**
+ * `run()` and `ctx.run()`, once the options are resolved: the call is
+ * followed, or becomes a task that goes as far through the stages as it can
+ * now, keeping the caller's async context if it has to wait.
+ */
+export function runCall(
+  core: RuntimeCore,
+  taskFn: TaskFn<unknown>,
+  options: ResolvedRunOptions,
+  parent: TaskRecord | undefined,
+): Task<unknown> {
+  // Read once: a call the follow step does not take goes on to be a task.
+  const bindings = readBindings(taskFn)
+  if (parent === undefined && core.followers !== 0) {
+    const followed = followedCall(core, bindings, options)
+    if (followed !== undefined) return followed
+  }
+  const task = createTask(core, taskFn, bindings, options, parent)
+  if (task.outcome === undefined) {
+    task.stage = SHAPE
+    advance(task)
+  }
+  keepCallerContext(task)
+  return task.handle
 }
 
 /** Where a task goes on after each way of leaving a parked stage. */

@@ -11,13 +11,10 @@ import type { CancelReason } from '../task-state.js'
 import type { TaskTag } from '../task-tag.js'
 import type { AttemptWrapper } from '../wrap-attempts.js'
 import { requireCapability } from './backend-capability.js'
-import { readBindings } from './bindings.js'
 import type { QueueWaiter } from './counters.js'
-import { createTask } from './create-task.js'
 import { EventBusView, RuntimeEventBus } from './event-bus.js'
-import { followedCall } from './followed-call.js'
 import { LiveTasks } from './live-tasks.js'
-import { resume } from './pipeline.js'
+import { resume, runCall } from './pipeline.js'
 import { installPlugin } from './plugin-host.js'
 import { RateLimiter } from './rate-limit.js'
 import { type ResolvedControl, resolveControl } from './resolve-control.js'
@@ -171,13 +168,7 @@ export class RuntimeCore {
     parent: TaskRecord | undefined,
   ): Task<T> {
     const resolved = resolveRunOptions(this, options, fn)
-    // Read once: a call the shortcut does not take goes on to be a task.
-    const bindings = readBindings(taskFn as TaskFn<unknown>)
-    if (parent === undefined && this.followers !== 0) {
-      const followed = followedCall(this, bindings, resolved)
-      if (followed !== undefined) return followed as Task<T>
-    }
-    return createTask(this, taskFn as TaskFn<unknown>, bindings, resolved, parent).handle as Task<T>
+    return runCall(this, taskFn as TaskFn<unknown>, resolved, parent) as Task<T>
   }
 
   /** Calls `callback` when no task is live and no body is running (at once if so now). */
