@@ -39,11 +39,17 @@ export function withShaper<T>(taskFn: TaskFn<T>, shaper: Shaper, binding: { key:
       'withShaper(…, shaper, …): use debounce(ms) or throttle(ms) to make a shaper.',
     )
   }
-  if (binding === null || typeof binding !== 'object' || binding.key === undefined) {
+  if (binding === null || typeof binding !== 'object') {
     throw new TypeError(
       'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
     )
   }
+  // Before the missing-key check: `{ kye }` gets "did you mean 'key'?".
   assertKnownKeys('withShaper(taskFn, shaper, binding)', binding, BINDING_KEYS)
+  if (binding.key === undefined) {
+    throw new TypeError(
+      'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
+    )
+  }
   return tagTaskFn(taskFn, shaperTag, { shaper, hash: hashKey(binding.key) })
 }

@@ -5,7 +5,7 @@ import type { TaskBindings } from './bindings.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
-import { handleRecord } from './task-handle.js'
+import { handleRecord, refuseCancelArguments } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 
 let readFollowed: (value: object) => TaskRecord | undefined
@@ -125,7 +125,9 @@ export class FollowedCall<T> implements Task<T> {
   }
 
   /** Already terminal: nothing to cancel, as for any ended task. */
-  cancel(): void {}
+  cancel(...unexpected: unknown[]): void {
+    refuseCancelArguments(unexpected)
+  }
 }
 
 /**
