@@ -1,11 +1,16 @@
 import { assertKnownKeys } from './assert-known-keys.js'
 import { hashKey, type Key } from './hash-key.js'
 import { shaperTag } from './internal/shaper-tag.js'
+import { releaseHold } from './internal/shaper-window.js'
+import { installShaping } from './internal/shaping.js'
+import { shape } from './internal/stages/shape.js'
 import type { Shaper } from './shaper.js'
 import type { TaskFn } from './task.js'
 import { tagTaskFn } from './task-tag.js'
 
 const BINDING_KEYS: readonly string[] = ['key']
+
+const SHAPING = { shape, releaseHold }
 
 /**
  * Binds a time-window shaper and a key to a taskFn. Shaping happens before
@@ -51,5 +56,6 @@ export function withShaper<T>(taskFn: TaskFn<T>, shaper: Shaper, binding: { key:
       'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
     )
   }
+  installShaping(SHAPING)
   return tagTaskFn(taskFn, shaperTag, { shaper, hash: hashKey(binding.key) })
 }

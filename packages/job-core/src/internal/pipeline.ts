@@ -4,11 +4,11 @@ import { createTask, keepCallerContext } from './create-task.js'
 import { followedCall } from './followed-call.js'
 import type { ResolvedRunOptions } from './run-options.js'
 import type { RuntimeCore } from './runtime-core.js'
+import { shapeStage } from './shaping.js'
 import { dependencies } from './stages/dependencies.js'
 import { dispatch } from './stages/dispatch.js'
 import { execute } from './stages/execute.js'
 import { queue } from './stages/queue.js'
-import { shape } from './stages/shape.js'
 import {
   DEPENDENCIES,
   DISPATCH,
@@ -31,7 +31,8 @@ import type { TaskRecord } from './task-record.js'
  *   `followed-call.ts`): the call ends there, as a task born `cancelled`
  *   whose promise is the peer's. Every other call becomes a task
  *   (`create-task.ts`) and enters the stages:
- * - shape: a time-window shaper may hold or merge the call (`stages/shape.ts`)
+ * - shape: a time-window shaper may hold or merge the call (`stages/shape.ts`,
+ *   installed by the first `withShaper` call: `shaping.ts`)
  * - dispatch: the plugin that claimed the taskFn's tag decides, or the loud-fail guard (`stages/dispatch.ts`)
  * - dependencies: waits for every `dependsOn` task to succeed (`stages/dependencies.ts`)
  * - queue: hands an attempt to the backend, which starts it when a slot is free (`stages/queue.ts`)
@@ -43,7 +44,7 @@ import type { TaskRecord } from './task-record.js'
  * whatever un-parks a task calls `task.core.resume(task, why)`, and
  * {@link resume} below says where each reason goes on.
  */
-const STAGES: readonly Stage[] = [shape, dispatch, dependencies, queue, execute]
+const STAGES: readonly Stage[] = [shapeStage, dispatch, dependencies, queue, execute]
 
 /**
  * `run()` and `ctx.run()`, once the options are resolved: the call is

@@ -1,6 +1,6 @@
 import type { Outcome } from '../../task.js'
 import { settleOwn } from '../caller-promise.js'
-import { releaseHold } from '../shaper-window.js'
+import { releaseShaperHold } from '../shaping.js'
 import { clearStageTimer, runCallbacks, takeCallbacks } from '../task-extras.js'
 import type { TaskRecord } from '../task-record.js'
 import type { TransitionExtra } from '../transition-event.js'
@@ -44,7 +44,7 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
 
 /** Undoes the parked stage the task is in: its place in the backend, its timer, its listeners. */
 export function leaveStage(task: TaskRecord): void {
-  if (task.state === 'parked:shaper') releaseHold(task)
+  if (task.state === 'parked:shaper') releaseShaperHold(task)
   const waiting = task.waiting
   if (waiting !== undefined) {
     task.waiting = undefined
