@@ -1,17 +1,17 @@
 // A body that starts later from somewhere else (a slot freed by another
 // task, a timer, a peer's exit) must run in the async context of its run()
-// call (core.md §13). Two ways to keep that context, chosen once per
+// call (the async-context guarantee of the core README). Two ways to keep that context, chosen once per
 // process:
 //
 // - a snapshot, where the platform offers one: `AsyncContext.Snapshot`, or
 //   Node's `AsyncResource` reached through `process.getBuiltinModule` (a
 //   feature test, not an import: core stays free of Node). A snapshot is one
-//   small object (about 80 B on Node 20, with its two async ids) and is
-//   entered from a shared microtask;
+//   small object and is entered from a shared microtask;
 // - elsewhere, a promise door: a promise reaction runs in the context in
 //   which it was registered, so a reaction registered inside run() is a way
-//   back. It costs a pending promise, its resolvers, the reaction and its
-//   promise (about 250 B), and enters one microtask later.
+//   back. It costs a pending promise, its resolver, the reaction and its
+//   promise (bench/README.md has what each way costs), and enters one
+//   microtask later.
 //
 // Either is made only for a task that waits: a body that starts inside
 // run() is already in its context and pays nothing.

@@ -30,8 +30,8 @@ export interface ResolvedRunOptions {
   readonly given: RunOptions
   /**
    * The runtime the options were resolved for. A record reaches its runtime
-   * through here rather than a field of its own: every task holds 8 B less,
-   * and a plain call's options are the runtime's one default object.
+   * through here rather than a field of its own: every task holds one field
+   * less, and a plain call's options are the runtime's one default object.
    */
   readonly core: RuntimeCore
 }
