@@ -1,4 +1,4 @@
-import type { CancelReason } from './task-state.js'
+import type { CancelReason, TimeoutPhase } from './types/task.js'
 
 // A registry-wide symbol, so two copies of this package (a bundled one and an
 // installed one) still recognise each other's errors.
@@ -83,16 +83,6 @@ export function isCancelledError(error: unknown): error is CancelledError {
     (error as { [CANCELLED_BRAND]?: unknown })[CANCELLED_BRAND] === true
   )
 }
-
-/**
- * Which timeout fired: one attempt, the whole task, or the wait in the queue.
- *
- * @example
- * ```ts
- * const phase: TimeoutPhase = 'attempt'
- * ```
- */
-export type TimeoutPhase = 'attempt' | 'total' | 'queue'
 
 /**
  * The error a timed-out attempt or task fails with; `phase` says which timeout.

@@ -2,7 +2,7 @@ import { IllegalStateError } from './errors.js'
 import { requireCapability } from './internal/backend-capability.js'
 import { toCore } from './internal/runtime-core.js'
 import { KernelGate, liftPause } from './internal/start-gate.js'
-import type { Runtime } from './runtime.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Stops new bodies from starting: `run()` still admits, and tasks wait in

@@ -2,7 +2,7 @@ import { IllegalStateError } from './errors.js'
 import { requireCapability } from './internal/backend-capability.js'
 import { toCore } from './internal/runtime-core.js'
 import { validateConcurrency } from './internal/validate.js'
-import type { Runtime } from './runtime.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Changes the concurrency limit of a live runtime (p-queue's

@@ -1,6 +1,6 @@
-import type { EventBus, RuntimeListener } from './events.js'
 import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import type { EventBus, RuntimeListener } from './types/events.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Listens to every event of `runtime` (tasks, plugins, the runtime itself),

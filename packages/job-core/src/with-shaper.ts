@@ -1,15 +1,14 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import { hashKey, type Key } from './hash-key.js'
+import { hashKey } from './hash-key.js'
 import { shaperTag } from './internal/shaper-tag.js'
 import { releaseHold } from './internal/shaper-window.js'
 import { installShaping } from './internal/shaping.js'
 import { shape } from './internal/stages/shape.js'
-import type { Shaper } from './shaper.js'
-import type { TaskFn } from './task.js'
 import { tagTaskFn } from './task-tag.js'
+import type { Shaper } from './types/shaper.js'
+import type { Key, TaskFn } from './types/task.js'
 
 const BINDING_KEYS: readonly string[] = ['key']
-
 const SHAPING = { shape, releaseHold }
 
 /**

@@ -1,45 +1,7 @@
 import { toCore } from './internal/runtime-core.js'
 import { describeValue } from './internal/validate.js'
-import type { Runtime } from './runtime.js'
-import type { Task } from './task.js'
-
-/**
- * What an {@link AttemptWrapper} is told about the attempt it wraps.
- *
- * @example
- * ```ts
- * const info: AttemptInfo = { task, attempt: 1 }
- * console.log(`#${info.task.id} (${info.task.label}) attempt ${info.attempt}`)
- * ```
- */
-export interface AttemptInfo {
-  /** The task, as `run()` returned it. */
-  readonly task: Task<unknown>
-  /** 1-based; greater than 1 on retries. */
-  readonly attempt: number
-}
-
-/**
- * Runs around every attempt's body: called synchronously when a body is
- * about to be entered, inside the body's async context (the context of its
- * `run()` call, also after waiting in the queue, behind dependencies, a
- * coordinator or a shaper, and for every retry). It must call `enter()`
- * exactly once, synchronously; `enter()` runs the body (and any wrapper
- * installed after this one) and returns what the body returned, or throws
- * what it threw.
- *
- * The body's outcome is what `enter()` produced, whatever the wrapper
- * returns. A wrapper that throws before calling `enter()` fails the attempt
- * with its error without running the body; one that throws after fails the
- * attempt with its error once the body has exited; one that returns without
- * calling `enter()` fails the attempt with a `TypeError`.
- *
- * @example
- * ```ts
- * const wrapper: AttemptWrapper = (info, enter) => storage.run({ taskId: info.task.id }, enter)
- * ```
- */
-export type AttemptWrapper = (info: AttemptInfo, enter: () => unknown) => unknown
+import type { AttemptWrapper } from './types/plugin.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Wraps every attempt body that starts from now on in `wrapper`: the seam for

@@ -1,5 +1,5 @@
-import type { TimerHandle } from '../clock.js'
-import type { RunOptions, Task, TaskContext, TaskFn } from '../task.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { RunOptions, Task, TaskContext, TaskFn } from '../types/task.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import type { QueuedAttempt } from './queued-attempt.js'
 import { sleepOn } from './sleep.js'

@@ -1,4 +1,4 @@
-import type { AttemptInfo, AttemptWrapper } from '../wrap-attempts.js'
+import type { AttemptInfo, AttemptWrapper } from '../types/plugin.js'
 import type { AttemptJob } from './attempt-job.js'
 import { isThenable } from './promises.js'
 import type { TaskRecord } from './task-record.js'

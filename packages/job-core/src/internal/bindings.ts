@@ -1,5 +1,5 @@
-import type { TaskFn } from '../task.js'
-import type { TaskTag } from '../task-tag.js'
+import type { TaskTag } from '../types/plugin.js'
+import type { TaskFn } from '../types/task.js'
 
 /** One tag on a taskFn and what it was bound with. */
 export interface TagEntry {

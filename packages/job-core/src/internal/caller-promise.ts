@@ -1,4 +1,4 @@
-import type { Outcome } from '../task.js'
+import type { Outcome } from '../types/outcome.js'
 import { handled, isThenable } from './promises.js'
 import type { TaskRecord } from './task-record.js'
 

@@ -1,4 +1,4 @@
-import type { Task, TaskFn } from '../task.js'
+import type { Task, TaskFn } from '../types/task.js'
 import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, takeSnapshot } from './context-carrier.js'

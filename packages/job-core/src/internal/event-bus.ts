@@ -1,11 +1,11 @@
-import type { Clock } from '../clock.js'
+import type { Clock } from '../types/backend.js'
 import type {
   CustomEventDraft,
   EventBus,
   RuntimeEvent,
   RuntimeEventDraft,
   RuntimeListener,
-} from '../events.js'
+} from '../types/events.js'
 
 /**
  * The bus behind `subscribe` and `getEventBus`. Listeners live in a

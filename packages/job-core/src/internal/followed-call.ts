@@ -1,6 +1,5 @@
 import { IllegalStateError } from '../errors.js'
-import type { Task, TaskFn } from '../task.js'
-import type { CancelReason, TaskState } from '../task-state.js'
+import type { CancelReason, Task, TaskFn, TaskState } from '../types/task.js'
 import type { TaskBindings } from './bindings.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import type { ResolvedRunOptions } from './run-options.js'

@@ -1,4 +1,4 @@
-import type { RuntimeInspection, TaskSnapshot } from '../inspect.js'
+import type { RuntimeInspection, TaskSnapshot } from '../types/inspection.js'
 import type { RuntimeCore } from './runtime-core.js'
 
 /** The snapshot behind `inspect(runtime)` and the runtime inspector. */

@@ -1,4 +1,4 @@
-import type { Task, TaskFn } from '../task.js'
+import type { Task, TaskFn } from '../types/task.js'
 import { readBindings } from './bindings.js'
 import { createTask, keepCallerContext } from './create-task.js'
 import { followedCall } from './followed-call.js'

@@ -1,5 +1,5 @@
-import type { BackendJob } from '../backend.js'
-import type { Task, TaskFn } from '../task.js'
+import type { BackendJob } from '../types/backend.js'
+import type { Task, TaskFn } from '../types/task.js'
 import { AttemptJob, startAttempt } from './attempt-job.js'
 import { JOB_BINDINGS, type TaskBindings } from './bindings.js'
 import type { TaskRecord } from './task-record.js'

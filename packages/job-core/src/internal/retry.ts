@@ -1,6 +1,6 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import { isCancelledError } from '../errors.js'
-import type { RetryPolicy } from '../task.js'
+import type { RetryPolicy } from '../types/task.js'
 import { extrasOf } from './task-extras.js'
 import type { TaskRecord } from './task-record.js'
 import { describeValue, type OptionName, validateMs } from './validate.js'

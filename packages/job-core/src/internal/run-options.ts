@@ -1,5 +1,5 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
-import type { RunOptions } from '../task.js'
+import type { RunOptions } from '../types/task.js'
 import { recordOf } from './record-of.js'
 import type { ResolvedDefaults } from './resolve-control.js'
 import { type ResolvedRetry, resolveRetry } from './retry.js'

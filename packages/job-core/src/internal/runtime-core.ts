@@ -1,15 +1,18 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
-import type { Backend } from '../backend.js'
-import { type Clock, systemClock } from '../clock.js'
-import type { DispatchHandler } from '../plugin.js'
+import { systemClock } from '../clock.js'
 import { createPriorityBackend } from '../priority-backend.js'
-import type { Runtime, RuntimeOptions } from '../runtime.js'
-import type { Shaper } from '../shaper.js'
-import type { ShutdownMode } from '../shutdown.js'
-import type { RunOptions, Task, TaskFn } from '../task.js'
-import type { CancelReason } from '../task-state.js'
-import type { TaskTag } from '../task-tag.js'
-import type { AttemptWrapper } from '../wrap-attempts.js'
+import type { Backend, Clock } from '../types/backend.js'
+import type { AttemptWrapper, DispatchHandler, TaskTag } from '../types/plugin.js'
+import type { RuntimeOptions } from '../types/runtime.js'
+import type { Shaper } from '../types/shaper.js'
+import type {
+  CancelReason,
+  RunOptions,
+  Runtime,
+  ShutdownMode,
+  Task,
+  TaskFn,
+} from '../types/task.js'
 import { requireCapability } from './backend-capability.js'
 import type { QueueWaiter } from './counters.js'
 import { EventBusView, RuntimeEventBus } from './event-bus.js'

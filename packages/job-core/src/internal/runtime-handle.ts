@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.js'
+import type { Runtime } from '../types/task.js'
 import { VERSION } from '../version.js'
 import type { RuntimeCore } from './runtime-core.js'
 

@@ -1,5 +1,5 @@
-import type { TimerHandle } from '../clock.js'
-import type { Shaper } from '../shaper.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { Shaper } from '../types/shaper.js'
 import { bindingOf } from './bindings.js'
 import { ownPromise } from './caller-promise.js'
 import type { Deferred } from './promises.js'

@@ -1,5 +1,5 @@
-import type { TimerHandle } from '../clock.js'
-import type { Task } from '../task.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { Task } from '../types/task.js'
 import type { TaskRecord } from './task-record.js'
 
 /**

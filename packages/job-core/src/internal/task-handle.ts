@@ -1,5 +1,4 @@
-import type { Task } from '../task.js'
-import type { CancelReason, TaskState } from '../task-state.js'
+import type { CancelReason, Task, TaskState } from '../types/task.js'
 import { callerPromise } from './caller-promise.js'
 import { cancelTask } from './cancellation.js'
 import type { TaskRecord } from './task-record.js'

@@ -1,4 +1,4 @@
-import type { Outcome } from '../../task.js'
+import type { Outcome } from '../../types/outcome.js'
 import { settleOwn } from '../caller-promise.js'
 import { releaseShaperHold } from '../shaping.js'
 import { clearStageTimer, runCallbacks, takeCallbacks } from '../task-extras.js'

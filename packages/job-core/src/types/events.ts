@@ -1,4 +1,6 @@
-import type { CancelReason, TaskState } from './task-state.js'
+// The event bus: every event the kernel emits, and the bus's own shape.
+
+import type { CancelReason, TaskState } from './task.js'
 
 /**
  * The payloads of every known event type, keyed by `type`. Plugins add theirs
