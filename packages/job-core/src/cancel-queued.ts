@@ -1,5 +1,5 @@
 import { cancelTask } from './internal/cancellation.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import type { Runtime } from './types/task.js'
 
 /**

@@ -1,4 +1,4 @@
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import type { RunOptions, Runtime, Task, TaskFn } from './types/task.js'
 
 /**

@@ -1,5 +1,5 @@
 import { inspectCore } from './internal/inspection.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import type { RuntimeInspector } from './types/inspection.js'
 import type { Runtime } from './types/task.js'
 import { VERSION } from './version.js'

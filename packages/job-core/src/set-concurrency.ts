@@ -1,6 +1,6 @@
 import { IllegalStateError } from './errors.js'
 import { requireCapability } from './internal/backend-capability.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import { validateConcurrency } from './internal/validate.js'
 import type { Runtime } from './types/task.js'
 

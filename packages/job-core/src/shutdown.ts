@@ -1,5 +1,5 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import { ShutdownState } from './internal/shutdown-state.js'
 import { validateMs } from './internal/validate.js'
 import type { ShutdownOptions, ShutdownReport } from './types/runtime.js'

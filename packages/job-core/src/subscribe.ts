@@ -1,4 +1,4 @@
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import type { EventBus, RuntimeListener } from './types/events.js'
 import type { Runtime } from './types/task.js'
 

@@ -1,6 +1,6 @@
 import { waitForQueueBelow } from './internal/counters.js'
 import { show } from './internal/resolve-control.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import type { Runtime } from './types/task.js'
 
 /**

@@ -1,4 +1,4 @@
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import { describeValue } from './internal/validate.js'
 import type { AttemptWrapper } from './types/plugin.js'
 import type { Runtime } from './types/task.js'

@@ -33,9 +33,9 @@ export {
   withCoordinator,
 } from '@vega/job-coordination'
 export {
-  assertKnownKeys,
   type AttemptInfo,
   type AttemptWrapper,
+  assertKnownKeys,
   type Backend,
   type BackendJob,
   CancelledError,

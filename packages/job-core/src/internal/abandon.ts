@@ -1,7 +1,7 @@
-import { type AttemptJob, phaseOf, queuedOf, setPhase, setTimer } from './attempt-job.js'
+import { phaseOf, queuedOf, setPhase, setTimer } from './attempt-job.js'
+import type { AttemptJob, TaskRecord } from './model.js'
 import { staleBodyLeft } from './retry.js'
 import { bodyLeft } from './stages/settle.js'
-import type { TaskRecord } from './task-record.js'
 
 /**
  * `createRuntime({ abandonAfter })`: the body of `job` was told to stop (its

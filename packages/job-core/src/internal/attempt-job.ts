@@ -1,10 +1,8 @@
-import type { TimerHandle } from '../types/backend.js'
-import type { RunOptions, Task, TaskContext, TaskFn } from '../types/task.js'
-import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
-import type { QueuedAttempt } from './queued-attempt.js'
+import type { BackendJob, TimerHandle } from '../types/backend.js'
+import type { RunOptions, Task, TaskFn } from '../types/task.js'
+import type { AttemptCarrier, AttemptJob as AttemptJobShape, TaskRecord } from './model.js'
 import { sleepOn } from './sleep.js'
 import { clearStageTimer } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
 
 /**
  * `started` once the backend granted a slot and the kernel took it;
@@ -14,32 +12,26 @@ import type { TaskRecord } from './task-record.js'
  */
 export type AttemptPhase = 'started' | 'abandoned' | 'exited'
 
-/**
- * The async context of the task's `run()` call (or of a failed attempt, for
- * a retry), kept for a body that starts later: a snapshot, or a promise door.
- */
-export type AttemptCarrier = ContextSnapshot | ContextCarrier<AttemptJob>
-
 // The kernel's way into an attempt's private state (assigned in the class's
 // static block below): a body holds the attempt as its `ctx` and must reach
 // nothing but `TaskContext` through it.
 
 /** The task of an attempt. */
-export let recordOfJob: (job: AttemptJob) => TaskRecord
-export let phaseOf: (job: AttemptJob) => AttemptPhase
-export let setPhase: (job: AttemptJob, phase: AttemptPhase) => void
+export let recordOfJob: (job: AttemptJobShape) => TaskRecord
+export let phaseOf: (job: AttemptJobShape) => AttemptPhase
+export let setPhase: (job: AttemptJobShape, phase: AttemptPhase) => void
 /** The body was called (an attempt can end before it enters: a cancel between grant and entry). */
-export let hasEntered: (job: AttemptJob) => boolean
-export let markEntered: (job: AttemptJob) => void
+export let hasEntered: (job: AttemptJobShape) => boolean
+export let markEntered: (job: AttemptJobShape) => void
 /** What the backend was handed for this attempt, and gets back in `release`. */
-export let queuedOf: (job: AttemptJob) => QueuedAttempt
+export let queuedOf: (job: AttemptJobShape) => BackendJob
 /** The `timeout.attempt` timer while the body runs, then the abandon timer (`abandonAfter`). */
-export let setTimer: (job: AttemptJob, timer: TimerHandle | undefined) => void
-export let clearTimer: (job: AttemptJob) => void
+export let setTimer: (job: AttemptJobShape, timer: TimerHandle | undefined) => void
+export let clearTimer: (job: AttemptJobShape) => void
 /** Aborts the attempt's signal with `reason` (a `CancelledError` or `TimeoutError`). Once. */
-export let abortAttempt: (job: AttemptJob, reason: unknown) => void
+export let abortAttempt: (job: AttemptJobShape, reason: unknown) => void
 /** The carrier the attempt enters its body through (once), or `undefined` to enter at once. */
-export let takeCarrier: (job: AttemptJob) => AttemptCarrier | undefined
+export let takeCarrier: (job: AttemptJobShape) => AttemptCarrier | undefined
 
 /**
  * The signal of an attempt, made on first use (most bodies never read it):
@@ -59,7 +51,7 @@ const UNREAD: SignalState = { kind: 'unread' }
  * until its body leaves: the honest slot. One object serves the body and
  * the kernel; the kernel's part is private.
  */
-export class AttemptJob implements TaskContext {
+export class AttemptJob implements AttemptJobShape {
   readonly taskId: number
   /** 1-based: the attempts of the task started before this one, plus one. */
   readonly attempt: number
@@ -67,40 +59,44 @@ export class AttemptJob implements TaskContext {
   #phase: AttemptPhase = 'started'
   #entered = false
   #timer: TimerHandle | undefined = undefined
-  readonly #queued: QueuedAttempt
+  readonly #queued: BackendJob
   /** The task's carrier, held from the grant until the execute stage enters the body through it. */
   #carrier: AttemptCarrier | undefined
   #signal: SignalState = UNREAD
 
   static {
-    recordOfJob = (job) => job.#task
-    phaseOf = (job) => job.#phase
+    // Every attempt the kernel holds is one of these; the shape is the model's.
+    const own = (job: AttemptJobShape) => job as AttemptJob
+    recordOfJob = (job) => own(job).#task
+    phaseOf = (job) => own(job).#phase
     setPhase = (job, phase) => {
-      job.#phase = phase
+      own(job).#phase = phase
     }
-    hasEntered = (job) => job.#entered
+    hasEntered = (job) => own(job).#entered
     markEntered = (job) => {
-      job.#entered = true
+      own(job).#entered = true
     }
     takeCarrier = (job) => {
-      const carrier = job.#carrier
-      job.#carrier = undefined
+      const carrier = own(job).#carrier
+      own(job).#carrier = undefined
       return carrier
     }
-    queuedOf = (job) => job.#queued
+    queuedOf = (job) => own(job).#queued
     setTimer = (job, timer) => {
-      job.#timer = timer
+      own(job).#timer = timer
     }
     clearTimer = (job) => {
-      const timer = job.#timer
+      const attempt = own(job)
+      const timer = attempt.#timer
       if (timer !== undefined) {
-        job.#timer = undefined
-        job.#task.core.clock.clearTimeout(timer)
+        attempt.#timer = undefined
+        attempt.#task.core.clock.clearTimeout(timer)
       }
     }
     abortAttempt = (job, reason) => {
-      const signal = job.#signal
-      if (signal.kind === 'unread') job.#signal = { kind: 'aborted-unread', reason }
+      const attempt = own(job)
+      const signal = attempt.#signal
+      if (signal.kind === 'unread') attempt.#signal = { kind: 'aborted-unread', reason }
       else if (signal.kind === 'read' && !signal.controller.signal.aborted) {
         signal.controller.abort(reason)
       }
@@ -108,7 +104,7 @@ export class AttemptJob implements TaskContext {
   }
 
   /** The backend granted `queued` a slot: the attempt takes over the task's carrier, if it waited with one. */
-  constructor(task: TaskRecord, queued: QueuedAttempt) {
+  constructor(task: TaskRecord, queued: BackendJob) {
     this.#task = task
     this.taskId = task.id
     this.attempt = task.attempt + 1
@@ -140,7 +136,7 @@ export class AttemptJob implements TaskContext {
 }
 
 /** The backend granted `job` a slot: its task runs the execute stage. */
-export function startAttempt(job: AttemptJob): void {
+export function startAttempt(job: AttemptJobShape): void {
   const task = recordOfJob(job)
   // The queue timeout, if any.
   clearStageTimer(task)

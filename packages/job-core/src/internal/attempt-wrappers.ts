@@ -1,7 +1,6 @@
 import type { AttemptInfo, AttemptWrapper } from '../types/plugin.js'
-import type { AttemptJob } from './attempt-job.js'
+import type { AttemptJob, TaskRecord } from './model.js'
 import { isThenable } from './promises.js'
-import type { TaskRecord } from './task-record.js'
 
 /** How far one wrapper got with its `enter()`. */
 type Entry =

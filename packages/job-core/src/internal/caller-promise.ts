@@ -1,6 +1,6 @@
 import type { Outcome } from '../types/outcome.js'
+import type { TaskRecord } from './model.js'
 import { handled, isThenable } from './promises.js'
-import type { TaskRecord } from './task-record.js'
 
 // The task's own promise lives on the record (`own`, with its resolvers
 // while pending), made when someone first asks. What a dispatch handler or

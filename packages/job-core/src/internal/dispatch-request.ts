@@ -3,9 +3,9 @@ import type { DispatchRequest } from '../types/plugin.js'
 import type { CancelReason, RunOptions, Task, TaskFn } from '../types/task.js'
 import { ownPromise } from './caller-promise.js'
 import { type CancelOptions, cancelTask, cancelTaskBy, failTask } from './cancellation.js'
+import type { TaskRecord } from './model.js'
 import { recordOf } from './record-of.js'
 import { DISPATCH } from './stages/stage.js'
-import type { TaskRecord } from './task-record.js'
 
 /** The handle a dispatch handler gets: the decisions it may take on one task. */
 export class DispatchRequestImpl implements DispatchRequest<unknown> {

@@ -1,5 +1,5 @@
 import type { RuntimeInspection, TaskSnapshot } from '../types/inspection.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type { RuntimeCore } from './model.js'
 
 /** The snapshot behind `inspect(runtime)` and the runtime inspector. */
 export function inspectCore(core: RuntimeCore): RuntimeInspection {

@@ -2,24 +2,19 @@ import type { Task, TaskFn } from '../types/task.js'
 import { readBindings } from './bindings.js'
 import { createTask, keepCallerContext } from './create-task.js'
 import { followedCall } from './followed-call.js'
-import type { ResolvedRunOptions } from './run-options.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type {
+  ResolvedRunOptions,
+  ResumeReason,
+  RuntimeCore,
+  StageIndex,
+  TaskRecord,
+} from './model.js'
 import { shapeStage } from './shaping.js'
 import { dependencies } from './stages/dependencies.js'
 import { dispatch } from './stages/dispatch.js'
 import { execute } from './stages/execute.js'
 import { queue } from './stages/queue.js'
-import {
-  DEPENDENCIES,
-  DISPATCH,
-  EXECUTE,
-  QUEUE,
-  type ResumeReason,
-  SHAPE,
-  type Stage,
-  type StageIndex,
-} from './stages/stage.js'
-import type { TaskRecord } from './task-record.js'
+import { DEPENDENCIES, DISPATCH, EXECUTE, QUEUE, SHAPE, type Stage } from './stages/stage.js'
 
 /**
  * The order every call goes through, stated once:

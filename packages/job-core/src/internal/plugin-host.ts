@@ -2,10 +2,9 @@ import { assertKnownKeys } from '../assert-known-keys.js'
 import { IllegalStateError } from '../errors.js'
 import type { ClaimOptions, DispatchHandler, Plugin, PluginHost, TaskTag } from '../types/plugin.js'
 import type { CancelReason, Task } from '../types/task.js'
+import type { RuntimeCore, TaskRecord } from './model.js'
 import { recordOf } from './record-of.js'
-import type { RuntimeCore } from './runtime-core.js'
 import { onExited, onSettled } from './task-callbacks.js'
-import type { TaskRecord } from './task-record.js'
 import { describeValue } from './validate.js'
 
 /** Installs `plugin` into `core` through the public seams of a {@link PluginHost}. */

@@ -2,7 +2,7 @@ import type { BackendJob } from '../types/backend.js'
 import type { Task, TaskFn } from '../types/task.js'
 import { AttemptJob, startAttempt } from './attempt-job.js'
 import { JOB_BINDINGS, type TaskBindings } from './bindings.js'
-import type { TaskRecord } from './task-record.js'
+import type { TaskRecord } from './model.js'
 
 let bindingsOf: (job: QueuedAttempt) => TaskBindings | undefined
 

@@ -1,20 +1,14 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import { isCancelledError } from '../errors.js'
 import type { RetryPolicy } from '../types/task.js'
+import type { ResolvedRetry, TaskRecord } from './model.js'
 import { extrasOf } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
 import { describeValue, type OptionName, validateMs } from './validate.js'
 
 const RETRY_KEYS: readonly (keyof RetryPolicy)[] = ['attempts', 'delay', 'retryIf']
 
 const BASE_DELAY_MS = 100
 const MAX_DELAY_MS = 30_000
-/** A retry policy with its defaults filled in. */
-export interface ResolvedRetry {
-  readonly attempts: number
-  delayFor(attempt: number, error: unknown, random: () => number): number
-  shouldRetry(error: unknown, attempt: number): boolean
-}
 
 /**
  * The default delay before attempt `attempt + 1`: exponential

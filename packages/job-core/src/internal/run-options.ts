@@ -1,40 +1,15 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import type { RunOptions } from '../types/task.js'
+import type {
+  ResolvedDefaults,
+  ResolvedRunOptions,
+  RuntimeCore,
+  TaskRecord,
+  Timeouts,
+} from './model.js'
 import { recordOf } from './record-of.js'
-import type { ResolvedDefaults } from './resolve-control.js'
-import { type ResolvedRetry, resolveRetry } from './retry.js'
-import type { RuntimeCore } from './runtime-core.js'
-import type { TaskRecord } from './task-record.js'
+import { resolveRetry } from './retry.js'
 import { describeValue, nestedOptionName, type OptionName, validateMs } from './validate.js'
-
-/** The limits of `RunOptions.timeout`, in ms; `undefined` where none applies. */
-export interface Timeouts {
-  readonly attempt: number | undefined
-  readonly total: number | undefined
-  readonly queue: number | undefined
-}
-
-/**
- * Everything a task needs from its `run()` call, checked once and frozen:
- * nothing downstream re-reads or re-validates the caller's object.
- */
-export interface ResolvedRunOptions {
-  readonly label: string | undefined
-  readonly priority: number
-  readonly signal: AbortSignal | undefined
-  /** A copy taken at run(): mutating the caller's array later cannot add a cycle. */
-  readonly dependsOn: readonly TaskRecord[] | undefined
-  readonly timeouts: Timeouts | undefined
-  readonly retry: ResolvedRetry | undefined
-  /** The caller's object, for dispatch handlers (`request.options`). */
-  readonly given: RunOptions
-  /**
-   * The runtime the options were resolved for. A record reaches its runtime
-   * through here rather than a field of its own: every task holds one field
-   * less, and a plain call's options are the runtime's one default object.
-   */
-  readonly core: RuntimeCore
-}
 
 const NO_OPTIONS: RunOptions = Object.freeze({})
 

@@ -2,32 +2,31 @@ import { assertKnownKeys } from '../assert-known-keys.js'
 import { systemClock } from '../clock.js'
 import { createPriorityBackend } from '../priority-backend.js'
 import type { Backend, Clock } from '../types/backend.js'
-import type { AttemptWrapper, DispatchHandler, TaskTag } from '../types/plugin.js'
+import type { AttemptWrapper, TaskTag } from '../types/plugin.js'
 import type { RuntimeOptions } from '../types/runtime.js'
 import type { Shaper } from '../types/shaper.js'
-import type {
-  CancelReason,
-  RunOptions,
-  Runtime,
-  ShutdownMode,
-  Task,
-  TaskFn,
-} from '../types/task.js'
+import type { RunOptions, Runtime, ShutdownMode, Task, TaskFn } from '../types/task.js'
 import { requireCapability } from './backend-capability.js'
-import type { QueueWaiter } from './counters.js'
 import { EventBusView, RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
+import type {
+  Claim,
+  QueueWaiter,
+  ResolvedControl,
+  ResolvedRunOptions,
+  Resume,
+  RuntimeCore as RuntimeCoreShape,
+  ShaperWindow,
+  ShutdownState,
+  TaskRecord,
+} from './model.js'
 import { resume, runCall } from './pipeline.js'
 import { installPlugin } from './plugin-host.js'
 import { RateLimiter } from './rate-limit.js'
-import { type ResolvedControl, resolveControl } from './resolve-control.js'
-import { defaultRunOptionsFor, type ResolvedRunOptions, resolveRunOptions } from './run-options.js'
-import { coreOfHandle, RUNTIME_BRAND, RuntimeHandle, THIS_COPY } from './runtime-handle.js'
-import type { ShaperWindow } from './shaper-window.js'
-import type { ShutdownState } from './shutdown-state.js'
-import type { Resume } from './stages/stage.js'
+import { resolveControl } from './resolve-control.js'
+import { defaultRunOptionsFor, resolveRunOptions } from './run-options.js'
+import { RuntimeHandle } from './runtime-handle.js'
 import { KernelGate } from './start-gate.js'
-import type { TaskRecord } from './task-record.js'
 import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
 
@@ -48,20 +47,11 @@ const RUNTIME_OPTION_KEYS: readonly (keyof RuntimeOptions)[] = [
   'onUnobservedError',
 ]
 
-/** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
-export interface Claim {
-  readonly plugin: string
-  readonly handler: DispatchHandler<unknown> | undefined
-  /** `ClaimOptions.followPeer`: merges a call into a peer before its task is built. */
-  readonly followPeer: ((binding: unknown) => Task<unknown> | undefined) | undefined
-  readonly followReason: CancelReason
-}
-
 /** The runtime's real state; its public face is {@link RuntimeHandle}. */
-export class RuntimeCore {
+export class RuntimeCore implements RuntimeCoreShape {
   readonly name: string
   /** What the user holds: `createRuntime()`'s return, `host.runtime`. */
-  readonly handle: RuntimeHandle
+  readonly handle: Runtime
   readonly clock: Clock
   /** The clock's first reading: task times are kept relative to it (see `TaskRecord.sinceOffset`). */
   readonly clockOrigin: number
@@ -190,22 +180,4 @@ export class RuntimeCore {
     this.idleWaiters = []
     for (const waiter of waiters) waiter()
   }
-}
-
-/** The runtime behind a public handle, or a `TypeError` that says what was passed. */
-export function toCore(runtime: Runtime, where: string): RuntimeCore {
-  const core = coreOfHandle(runtime)
-  if (core !== undefined) return core
-  const brand = (runtime as { [RUNTIME_BRAND]?: unknown } | null | undefined)?.[RUNTIME_BRAND]
-  if (typeof brand === 'string') {
-    // Two copies of the package in one process (ESM and CJS builds both
-    // loaded, or two versions): each keeps its own runtimes.
-    throw new TypeError(
-      `${where}: this runtime was created by another copy of the package, ${brand}, and this is ${THIS_COPY}. ` +
-        'A runtime only works with the copy that created it: make every import of @vega/job-core resolve to one copy (the same version, and all ESM or all CommonJS).',
-    )
-  }
-  throw new TypeError(
-    `${where}: expected a runtime from createRuntime(), got ${describeValue(runtime)}.`,
-  )
 }

@@ -1,6 +1,7 @@
 import type { Runtime } from '../types/task.js'
 import { VERSION } from '../version.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type { RuntimeCore } from './model.js'
+import { describeValue } from './validate.js'
 
 declare const __MODULE_FORMAT__: string
 
@@ -37,4 +38,22 @@ export class RuntimeHandle implements Runtime {
 export function coreOfHandle(value: unknown): RuntimeCore | undefined {
   if (value === null || typeof value !== 'object') return undefined
   return readCore(value)
+}
+
+/** The runtime behind a public handle, or a `TypeError` that says what was passed. */
+export function toCore(runtime: Runtime, where: string): RuntimeCore {
+  const core = coreOfHandle(runtime)
+  if (core !== undefined) return core
+  const brand = (runtime as { [RUNTIME_BRAND]?: unknown } | null | undefined)?.[RUNTIME_BRAND]
+  if (typeof brand === 'string') {
+    // Two copies of the package in one process (ESM and CJS builds both
+    // loaded, or two versions): each keeps its own runtimes.
+    throw new TypeError(
+      `${where}: this runtime was created by another copy of the package, ${brand}, and this is ${THIS_COPY}. ` +
+        'A runtime only works with the copy that created it: make every import of @vega/job-core resolve to one copy (the same version, and all ESM or all CommonJS).',
+    )
+  }
+  throw new TypeError(
+    `${where}: expected a runtime from createRuntime(), got ${describeValue(runtime)}.`,
+  )
 }

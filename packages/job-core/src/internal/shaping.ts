@@ -1,5 +1,5 @@
+import type { TaskRecord } from './model.js'
 import type { StageResult } from './stages/stage.js'
-import type { TaskRecord } from './task-record.js'
 
 /** The shape stage and what undoes it, as `withShaper` installs them. */
 export interface Shaping {

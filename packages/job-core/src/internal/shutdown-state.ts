@@ -2,15 +2,15 @@ import type { TimerHandle } from '../types/backend.js'
 import type { ShutdownReport } from '../types/runtime.js'
 import type { ShutdownMode, TerminalState } from '../types/task.js'
 import { cancelTask } from './cancellation.js'
+import { liftPause } from './lift-pause.js'
 import { nextMacrotask } from './macrotask.js'
-import type { RuntimeCore } from './runtime-core.js'
-import { liftPause } from './start-gate.js'
+import type { RuntimeCore, ShutdownState as ShutdownStateShape } from './model.js'
 
 /**
  * One runtime's shutdown, from the first `shutdown()` call to its report.
  * Later calls share it; a `cancel` call takes over a `drain`.
  */
-export class ShutdownState {
+export class ShutdownState implements ShutdownStateShape {
   readonly promise: Promise<ShutdownReport>
   private mode: ShutdownMode
   private completed = 0

@@ -1,5 +1,5 @@
 import { systemClock } from '../clock.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type { RuntimeCore } from './model.js'
 
 /**
  * A clock reading (now, unless given) as an offset from the runtime's first

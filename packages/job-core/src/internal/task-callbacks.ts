@@ -1,5 +1,5 @@
-import { addCallback, type TaskCallback } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
+import type { TaskCallback, TaskRecord } from './model.js'
+import { addCallback } from './task-extras.js'
 
 /** The remover of a callback that already ran. */
 const alreadyRan = (): void => {}

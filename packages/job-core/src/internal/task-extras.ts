@@ -1,39 +1,5 @@
-import type { TimerHandle } from '../types/backend.js'
 import type { Task } from '../types/task.js'
-import type { TaskRecord } from './task-record.js'
-
-/**
- * Called with the task's handle when it reaches a terminal state, or when
- * its last body has left. The handle, not the record: a plugin's callback
- * goes in the list as it is, without a wrapper per registration.
- */
-export type TaskCallback = (task: Task<unknown>) => void
-
-/**
- * What only some tasks need: a parent or children, callbacks, the timers and
- * listeners of a parked stage. One object, made on first use, so a plain
- * task pays one field for all of it.
- */
-export interface TaskExtras {
-  parent: TaskRecord | undefined
-  children: Set<TaskRecord> | undefined
-  /** Run once, in order, at the terminal transition (`host.onSettled`). */
-  settledCallbacks: TaskCallback[] | undefined
-  /** Run once, in order, when the task has ended and no body of it holds a slot (`host.onExited`). */
-  exitedCallbacks: TaskCallback[] | undefined
-  /** `timeout.total`, armed at run() and cleared when the task ends. */
-  totalTimer: TimerHandle | undefined
-  /** Removes the listener on `RunOptions.signal`. */
-  detachSignal: (() => void) | undefined
-  /** The timer of the parked stage (the retry delay, the queue timeout). */
-  stageTimer: TimerHandle | undefined
-  /** What leaving the parked stage undoes (dependency listeners). */
-  stageUndo: (() => void) | undefined
-  /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
-  staleBodies: number
-  /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
-  retryAfterStale: (() => void) | undefined
-}
+import type { TaskCallback, TaskExtras, TaskRecord } from './model.js'
 
 /** The task's extras, made on first use. */
 export function extrasOf(task: TaskRecord): TaskExtras {

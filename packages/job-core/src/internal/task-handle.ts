@@ -1,7 +1,7 @@
 import type { CancelReason, Task, TaskState } from '../types/task.js'
 import { callerPromise } from './caller-promise.js'
 import { cancelTask } from './cancellation.js'
-import type { TaskRecord } from './task-record.js'
+import type { TaskRecord } from './model.js'
 import { describeValue } from './validate.js'
 
 let readRecord: (value: object) => TaskRecord | undefined

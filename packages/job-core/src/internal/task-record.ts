@@ -1,16 +1,21 @@
 import { IllegalStateError } from '../errors.js'
 import { isLegalTransition, isTerminalState } from '../task-state.js'
+import type { BackendJob } from '../types/backend.js'
 import type { Outcome } from '../types/outcome.js'
 import type { Task, TaskFn, TaskState } from '../types/task.js'
-import type { AttemptCarrier, AttemptJob } from './attempt-job.js'
 import { type TaskBindings, withLayers } from './bindings.js'
 import { countMove } from './counters.js'
-import type { QueuedAttempt } from './queued-attempt.js'
-import type { ResolvedRunOptions } from './run-options.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type {
+  AttemptCarrier,
+  AttemptJob,
+  ResolvedRunOptions,
+  RuntimeCore,
+  StageIndex,
+  TaskExtras,
+  TaskRecord as TaskRecordShape,
+} from './model.js'
 import { sinceOffsetAt } from './since-offset.js'
-import { SHAPE, type StageIndex } from './stages/stage.js'
-import type { TaskExtras } from './task-extras.js'
+import { SHAPE } from './stages/stage.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
 
 /**
@@ -21,7 +26,7 @@ import { deliverTransition, type TransitionExtra } from './transition-event.js'
  * leaves the kernel: callers hold a `TaskHandle`, backends a `QueuedAttempt`,
  * bodies an `AttemptJob`.
  */
-export class TaskRecord {
+export class TaskRecord implements TaskRecordShape {
   readonly id: number
   /**
    * The function the body runs: the taskFn passed to `run()` without its
@@ -48,8 +53,8 @@ export class TaskRecord {
    * stays a small integer (see `since-offset.ts`).
    */
   sinceOffset: number | undefined = undefined
-  livePrev: TaskRecord | undefined = undefined
-  liveNext: TaskRecord | undefined = undefined
+  livePrev: TaskRecordShape | undefined = undefined
+  liveNext: TaskRecordShape | undefined = undefined
   /** The task's own result as a promise, made on first use, with its resolvers while it is pending. */
   own: Promise<unknown> | undefined = undefined
   resolveOwn: ((value: unknown) => void) | undefined = undefined
@@ -63,7 +68,7 @@ export class TaskRecord {
    */
   carrier: AttemptCarrier | undefined = undefined
   /** The attempt handed to the backend that has not started yet. */
-  waiting: QueuedAttempt | undefined = undefined
+  waiting: BackendJob | undefined = undefined
   /** The attempt whose body runs and still decides the task. */
   job: AttemptJob | undefined = undefined
   /** How the task ended; set once, right after the terminal transition (see `finish`). */

@@ -1,7 +1,7 @@
 import { TimeoutError } from '../errors.js'
 import type { TimerHandle } from '../types/backend.js'
 import type { TimeoutPhase } from '../types/task.js'
-import type { TaskRecord } from './task-record.js'
+import type { TaskRecord } from './model.js'
 
 /**
  * Arms the `phase` limit of `task` on the runtime clock: after `ms`,

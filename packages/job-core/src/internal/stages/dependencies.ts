@@ -1,8 +1,8 @@
 import { cancelTask } from '../cancellation.js'
+import type { TaskCallback, TaskRecord } from '../model.js'
 import { recordOf } from '../record-of.js'
 import { onSettled } from '../task-callbacks.js'
-import { extrasOf, type TaskCallback } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
+import { extrasOf } from '../task-extras.js'
 import type { StageResult } from './stage.js'
 
 /**

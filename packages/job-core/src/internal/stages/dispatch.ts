@@ -3,8 +3,8 @@ import { substitute } from '../caller-promise.js'
 import { failTask } from '../cancellation.js'
 import { CORE_TAG_OWNER } from '../core-tag-owner.js'
 import { DispatchRequestImpl } from '../dispatch-request.js'
+import type { TaskRecord } from '../model.js'
 import { handled } from '../promises.js'
-import type { TaskRecord } from '../task-record.js'
 import type { StageResult } from './stage.js'
 
 /**

@@ -1,6 +1,5 @@
 import { abandonedBodyExited, armAbandon } from '../abandon.js'
 import {
-  type AttemptJob,
   abortAttempt,
   clearTimer,
   hasEntered,
@@ -14,10 +13,10 @@ import {
 } from '../attempt-job.js'
 import { enterThroughWrappers } from '../attempt-wrappers.js'
 import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.js'
+import type { AttemptJob, TaskRecord } from '../model.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
 import { extrasOf } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { bodyLeft, finish } from './settle.js'
 import type { StageResult } from './stage.js'

@@ -1,9 +1,9 @@
 import { failTask } from '../cancellation.js'
+import type { TaskRecord } from '../model.js'
 import { overflowed } from '../overflow.js'
 import { QueuedAttempt } from '../queued-attempt.js'
 import { sinceOffsetAt } from '../since-offset.js'
 import { extrasOf } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import type { StageResult } from './stage.js'
 

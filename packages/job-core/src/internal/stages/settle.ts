@@ -1,8 +1,8 @@
 import type { Outcome } from '../../types/outcome.js'
 import { settleOwn } from '../caller-promise.js'
+import type { TaskRecord } from '../model.js'
 import { releaseShaperHold } from '../shaping.js'
 import { clearStageTimer, runCallbacks, takeCallbacks } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
 import type { TransitionExtra } from '../transition-event.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 

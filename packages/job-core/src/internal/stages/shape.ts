@@ -1,8 +1,8 @@
 import { callerPromise, substitute } from '../caller-promise.js'
 import { cancelTaskBy } from '../cancellation.js'
+import type { TaskRecord } from '../model.js'
 import { deferred, handled } from '../promises.js'
 import { mergeHeld, ShaperWindow, shaperBindingOf } from '../shaper-window.js'
-import type { TaskRecord } from '../task-record.js'
 import type { StageResult } from './stage.js'
 
 /**
