@@ -258,6 +258,23 @@ describe('docs samples', () => {
     assert.ok(toRun.length > 0, 'no ```ts or ```js sample found: the extraction is broken')
   })
 
+  test('no page cites a section of a design note that is not in the repository', () => {
+    const citations = []
+    for (const file of markdownFiles()) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          for (const [cited] of line.matchAll(/[\w./-]+\.md §\s?\d+/g)) {
+            const target = cited.slice(0, cited.indexOf(' '))
+            if (!existsSync(join(dirname(file), target)) && !existsSync(join(root, target))) {
+              citations.push(`${relative(root, file)}:${index + 1} cites ${cited}`)
+            }
+          }
+        })
+    }
+    assert.deepEqual(citations, [], "say it in the page's own words instead")
+  })
+
   toRun.forEach((sample, index) => {
     test(`${sample.where} runs (${sample.language}${sample.words.length > 0 ? ` ${sample.words.join(' ')}` : ''})`, () => {
       const outcome = outcomes[index]
