@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fold-changesets-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
 const git = (...args) =>
-  execFileSync('git', args, {
+  execFileSync('git', ['-c', 'commit.gpgsign=false', '-c', 'tag.gpgsign=false', ...args], {
     cwd: dir,
     encoding: 'utf8',
     env: {
