@@ -17,8 +17,8 @@
 //   scripts/docs-preludes/<name>.ts: for a sample that only lacks a few
 //   names (a runtime, a stand-in `fetchUser`). A prelude imports nothing the
 //   block imports itself.
-// - Other languages (sh, json, text, and ```mjs files that a package's own
-//   test runs as several processes) are not run here.
+// - Other languages (sh, json, text, tsx/jsx, and ```mjs files that a
+//   package's own test runs as several processes) are not run here.
 //
 // Every program gets REDIS_URL (a throwaway redis-server started here) and a
 // unique PREFIX, so a Redis sample can read them.
@@ -88,6 +88,40 @@ function codeBlocks(markdown) {
   return blocks
 }
 
+/** The markdown without its fenced code blocks. */
+function proseOf(markdown) {
+  const lines = markdown.split('\n')
+  const kept = []
+  let fence
+  for (const line of lines) {
+    const open = /^\s*(`{3,}|~{3,})/.exec(line)
+    if (fence === undefined) {
+      if (open === null) kept.push(line)
+      else fence = open[1]
+    } else if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') {
+      fence = undefined
+    }
+  }
+  return kept.join('\n')
+}
+
+/** The anchors GitHub gives a page's headings (lower case, punctuation dropped, spaces to hyphens). */
+function headingSlugs(markdown) {
+  const slugs = new Set()
+  const seen = new Map()
+  const prose = proseOf(markdown)
+  for (const [, heading] of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-')
+    const count = seen.get(base) ?? 0
+    seen.set(base, count + 1)
+    slugs.add(count === 0 ? base : `${base}-${count}`)
+  }
+  return slugs
+}
+
 /** What the rule says to do with a block: 'run', 'fragment' or 'other'. */
 function kindOf(block) {
   if (!RUN_LANGUAGES.has(block.language)) return 'other'
@@ -132,9 +166,9 @@ function programOf(block, where) {
 }
 
 /**
- * A scratch project where every workspace package (and the runtime
- * dependencies they declare) is installed under its name, linked to the
- * workspace folder so that `exports` resolve to the built dist/.
+ * A scratch project where every workspace package (and the packages they
+ * depend on) is installed under its name, linked to the workspace folder so
+ * that `exports` resolve to the built dist/.
  */
 function scratchProject() {
   const dir = mkdtempSync(join(tmpdir(), 'vega-job-docs-'))
@@ -154,11 +188,15 @@ function scratchProject() {
     if (!existsSync(file)) continue
     link(JSON.parse(readFileSync(file, 'utf8')).name, pkg)
   }
-  for (const pkg of workspace) {
-    const file = join(pkg, 'package.json')
-    if (!existsSync(file)) continue
-    for (const dep of Object.keys(JSON.parse(readFileSync(file, 'utf8')).dependencies ?? {})) {
-      link(dep, join(pkg, 'node_modules', dep))
+  // Then what they depend on (ioredis, a peer such as react), from the first
+  // package that has it installed.
+  for (const field of ['dependencies', 'peerDependencies', 'devDependencies']) {
+    for (const pkg of workspace) {
+      const file = join(pkg, 'package.json')
+      if (!existsSync(file)) continue
+      for (const dep of Object.keys(JSON.parse(readFileSync(file, 'utf8'))[field] ?? {})) {
+        link(dep, join(pkg, 'node_modules', dep))
+      }
     }
   }
   writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n')
@@ -273,6 +311,29 @@ describe('docs samples', () => {
         })
     }
     assert.deepEqual(citations, [], "say it in the page's own words instead")
+  })
+
+  test('relative links point at files that exist, and anchors at headings they have', () => {
+    const broken = []
+    for (const file of markdownFiles()) {
+      const text = readFileSync(file, 'utf8')
+      // Links inside code blocks are code, not links.
+      const prose = proseOf(text)
+      for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target)) continue
+        const [path, anchor] = target.split('#')
+        const resolved = path === '' ? file : join(dirname(file), decodeURIComponent(path))
+        if (!existsSync(resolved)) {
+          broken.push(`${relative(root, file)} links to ${target}: no such file`)
+          continue
+        }
+        if (anchor === undefined || !resolved.endsWith('.md')) continue
+        if (!headingSlugs(readFileSync(resolved, 'utf8')).has(anchor)) {
+          broken.push(`${relative(root, file)} links to ${target}: no such heading`)
+        }
+      }
+    }
+    assert.deepEqual(broken, [])
   })
 
   toRun.forEach((sample, index) => {
