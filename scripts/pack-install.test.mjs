@@ -201,6 +201,24 @@ for (const dir of packageDirs) {
     }
   })
 
+  test(`packages/${dir}: the tarball holds no tests, and its source maps map only src/`, () => {
+    const files = tarballFiles(dir)
+    const tests = files.filter((file) =>
+      /(^|\/)(test|tests|__tests__)\/|\.(test|spec)\.[cm]?[jt]s/.test(file),
+    )
+    assert.deepEqual(tests, [], `${dir}: test files packed`)
+    const maps = files.filter((file) => file.endsWith('.map'))
+    assert.ok(maps.length > 0, `${dir}: no source map packed (${files.join(', ')})`)
+    for (const map of maps) {
+      const text = execFileSync('tar', ['-xzOf', tarball(dir), `package/${map}`], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      })
+      const outside = JSON.parse(text).sources.filter((source) => !source.startsWith('../src/'))
+      assert.deepEqual(outside, [], `${dir}: ${map} maps files outside src/`)
+    }
+  })
+
   test(`packages/${dir}: README links work on npm (absolute, or anchors)`, () => {
     const readme = readFileSync(join(root, 'packages', dir, 'README.md'), 'utf8')
     for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
