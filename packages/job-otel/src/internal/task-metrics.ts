@@ -16,16 +16,19 @@ const DURATION_BUCKETS = [
 ]
 const ATTEMPT_BUCKETS = [0, 1, 2, 3, 4, 5, 10]
 
-/** What one finished task reports to the histograms. */
-export interface FinishedTask {
-  /** `vega.job.runtime` and, for a labelled task, `vega.job.label`: never the key. */
-  readonly attributes: Attributes
-  readonly result: TaskResult
-  /** `run()` to terminal, ms on the runtime clock. */
-  readonly durationMs: number
-  /** Summed time queued or parked, ms on the runtime clock. */
-  readonly waitMs: number
-  readonly attempts: number
+/** The attributes of one label's data points, built once per label and result. */
+class LabelAttributes {
+  readonly byResult = new Map<TaskResult, Attributes>()
+  constructor(readonly base: Attributes) {}
+
+  withResult(result: TaskResult): Attributes {
+    let attributes = this.byResult.get(result)
+    if (attributes === undefined) {
+      attributes = { ...this.base, [ATTR.result]: result }
+      this.byResult.set(result, attributes)
+    }
+    return attributes
+  }
 }
 
 /** The four instruments of otel.md §4 for one runtime. */
@@ -35,7 +38,10 @@ export class TaskMetrics {
   private readonly attempts: Histogram
   private readonly live: ObservableUpDownCounter
   private readonly observeLive: (result: ObservableResult) => void
+  private readonly runtimeName: string
   private observing = true
+  /** Per label (labels are few: they are metric attributes by design), `undefined` for none. */
+  private readonly labels = new Map<string | undefined, LabelAttributes>()
 
   constructor(meter: Meter, runtime: Runtime) {
     this.duration = meter.createHistogram('vega.job.duration', {
@@ -57,6 +63,7 @@ export class TaskMetrics {
       description: 'Live tasks by state, read from the runtime counters.',
       unit: '{task}',
     })
+    this.runtimeName = runtime.name
     const queued = { [ATTR.runtime]: runtime.name, [ATTR.state]: 'queued' }
     const parked = { [ATTR.runtime]: runtime.name, [ATTR.state]: 'parked' }
     const running = { [ATTR.runtime]: runtime.name, [ATTR.state]: 'running' }
@@ -70,10 +77,35 @@ export class TaskMetrics {
     this.live.addCallback(this.observeLive)
   }
 
-  record(task: FinishedTask): void {
-    this.duration.record(task.durationMs / 1000, { ...task.attributes, [ATTR.result]: task.result })
-    this.wait.record(task.waitMs / 1000, task.attributes)
-    this.attempts.record(task.attempts, task.attributes)
+  /**
+   * One finished task: `durationMs` from `run()` to terminal and `waitMs`
+   * queued or parked, both on the runtime clock; `vega.job.runtime` and the
+   * label as attributes, never the key.
+   */
+  record(
+    label: string | undefined,
+    result: TaskResult,
+    durationMs: number,
+    waitMs: number,
+    attempts: number,
+  ): void {
+    const attributes = this.attributesOf(label)
+    this.duration.record(durationMs / 1000, attributes.withResult(result))
+    this.wait.record(waitMs / 1000, attributes.base)
+    this.attempts.record(attempts, attributes.base)
+  }
+
+  private attributesOf(label: string | undefined): LabelAttributes {
+    let attributes = this.labels.get(label)
+    if (attributes === undefined) {
+      attributes = new LabelAttributes(
+        label === undefined
+          ? { [ATTR.runtime]: this.runtimeName }
+          : { [ATTR.runtime]: this.runtimeName, [ATTR.label]: label },
+      )
+      this.labels.set(label, attributes)
+    }
+    return attributes
   }
 
   /** Stops observing the runtime's counters; histograms still take what `record` gets. */

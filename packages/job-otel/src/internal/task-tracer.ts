@@ -1,6 +1,5 @@
 import {
   type Attributes,
-  type Context,
   context,
   diag,
   type Span,
@@ -53,8 +52,6 @@ class OpenAttempt {
 
 /** What the tracer keeps for a live task it traces. */
 class TracedTask {
-  /** The caller's context at `run()` with the task span set: every attempt's parent. */
-  readonly context: Context
   /** Clock time (ms) since which the task waits, while it is queued or parked. */
   waitingSince: number | undefined = undefined
   waitedMs = 0
@@ -64,13 +61,9 @@ class TracedTask {
 
   constructor(
     readonly span: Span,
-    callerContext: Context,
     readonly label: string | undefined,
     readonly createdAt: number,
-    readonly metricAttributes: Attributes,
-  ) {
-    this.context = trace.setSpan(callerContext, span)
-  }
+  ) {}
 
   startWaiting(at: number): void {
     this.waitingSince ??= at
@@ -129,23 +122,23 @@ export class TaskTracer {
   readonly wrapper = (info: AttemptInfo, enter: () => unknown): unknown => {
     const task = this.tasks.get(info.task.id)
     if (task === undefined) return enter()
-    if (this.settings.attempts === 'events') {
-      return context.with(trace.setSpan(context.active(), task.span), enter)
-    }
+    // The runtime calls the wrapper in the body's own context: its run()
+    // call's, restored after any wait. The task span goes on top of it.
+    const taskContext = trace.setSpan(context.active(), task.span)
+    if (this.settings.attempts === 'events') return context.with(taskContext, enter)
     const span = this.settings.tracer.startSpan(
       attemptSpanName(task.label),
       {
         kind: SpanKind.INTERNAL,
         attributes: { [ATTR.taskId]: info.task.id, [ATTR.attempt]: info.attempt },
       },
-      task.context,
+      taskContext,
     )
     const attempt = new OpenAttempt(span)
     task.attempt = attempt
     let result: unknown
     try {
-      // The body's own context (its run() call's, restored by the runtime)
-      // with the attempt span on top: whatever else the caller put in it stays.
+      // Whatever else the caller put in the context stays.
       result = context.with(trace.setSpan(context.active(), span), enter)
     } catch (error) {
       attempt.exit()
@@ -160,31 +153,26 @@ export class TaskTracer {
     if (!this.accepting) return
     const { taskId, label, key } = event
     const { runtimeName } = this.settings
-    const attributes: Attributes = {
-      ...this.extraAttributes({ id: taskId, label, key, runtime: runtimeName }),
-      [ATTR.taskId]: taskId,
-      [ATTR.runtime]: runtimeName,
-    }
+    const attributes: Attributes =
+      this.settings.attributes === undefined
+        ? {}
+        : { ...this.extraAttributes({ id: taskId, label, key, runtime: runtimeName }) }
+    attributes[ATTR.taskId] = taskId
+    attributes[ATTR.runtime] = runtimeName
     if (label !== undefined) attributes[ATTR.label] = label
     if (key !== undefined) attributes[ATTR.key] = key
     // Called synchronously inside run(): the active context is the caller's.
-    const callerContext = context.active()
     const span = this.settings.tracer.startSpan(
       taskSpanName(label),
       { kind: SpanKind.INTERNAL, attributes },
-      callerContext,
+      context.active(),
     )
-    const metricAttributes: Attributes =
-      label === undefined
-        ? { [ATTR.runtime]: runtimeName }
-        : { [ATTR.runtime]: runtimeName, [ATTR.label]: label }
-    this.tasks.set(taskId, new TracedTask(span, callerContext, label, event.at, metricAttributes))
+    this.tasks.set(taskId, new TracedTask(span, label, event.at))
   }
 
   /** The user's `attributes(task)`, read once; one that throws or returns no object adds nothing. */
   private extraAttributes(info: TracedTaskInfo): Attributes | undefined {
-    const read = this.settings.attributes
-    if (read === undefined) return undefined
+    const read = this.settings.attributes!
     try {
       const extra = read(info)
       if (typeof extra === 'object' && extra !== null) return extra
@@ -265,28 +253,31 @@ export class TaskTracer {
   private ended(task: TracedTask, event: TaskTransition): void {
     const span = task.span
     const result = taskResult(event)
-    span.setAttribute(ATTR.attempts, event.attempt)
-    span.setAttribute(ATTR.result, result)
-    span.setAttribute(ATTR.waitDuration, task.waitedMs / 1000)
+    const attributes: Attributes = {
+      [ATTR.attempts]: event.attempt,
+      [ATTR.result]: result,
+      [ATTR.waitDuration]: task.waitedMs / 1000,
+    }
     if (event.to === 'error') {
-      span.setAttribute(ATTR.errorType, errorType(event.error))
+      attributes[ATTR.errorType] = errorType(event.error)
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(event.error) })
     } else if (event.to === 'cancelled') {
-      if (event.reason !== undefined) span.setAttribute(ATTR.cancelReason, event.reason)
+      if (event.reason !== undefined) attributes[ATTR.cancelReason] = event.reason
       if (event.cancelledBy !== undefined) {
-        span.setAttribute(ATTR.cancelledBy, event.cancelledBy)
+        attributes[ATTR.cancelledBy] = event.cancelledBy
         this.linkShared(task, event.reason, this.tasks.get(event.cancelledBy))
       }
     }
+    span.setAttributes(attributes)
     span.end()
     this.tasks.delete(event.taskId)
-    this.settings.metrics.record({
-      attributes: task.metricAttributes,
+    this.settings.metrics.record(
+      task.label,
       result,
-      durationMs: event.at - task.createdAt,
-      waitMs: task.waitedMs,
-      attempts: event.attempt,
-    })
+      event.at - task.createdAt,
+      task.waitedMs,
+      event.attempt,
+    )
     if (!this.accepting && this.tasks.size === 0) this.onDrained?.()
   }
 
