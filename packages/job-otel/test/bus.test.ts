@@ -2,12 +2,12 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { context, SpanKind, trace } from '@opentelemetry/api'
-import { traceAggregateBus } from '@vega/job-otel'
 import { createRedisAggregateBus } from '@vega/job-redis'
 import { type RedisServer, startRedisServer } from '@vega/redis-server'
 import { build } from 'esbuild'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { traceAggregateBus } from '../src/index.js'
 import { createOtel, ERROR, parentId, spanId, UNSET, useAsyncContext } from './support.js'
 
 // Two real processes on a real redis-server: this one sends, a forked one

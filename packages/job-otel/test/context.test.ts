@@ -10,8 +10,8 @@ import {
   type TaskFn,
   withShaper,
 } from '@vega/job-core'
-import { installTracing } from '@vega/job-otel'
 import { afterAll, describe, expect, it } from 'vitest'
+import { installTracing } from '../src/index.js'
 import { createOtel, deferred, parentId, spanId, useAsyncContext } from './support.js'
 
 const disableContext = useAsyncContext()

@@ -6,8 +6,8 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
 import { createRuntime, inspect, run } from '@vega/job-core'
-import { installTracing, VERSION } from '@vega/job-otel'
 import { afterEach, describe, expect, it } from 'vitest'
+import { installTracing, VERSION } from '../src/index.js'
 import { createOtel } from './support.js'
 
 afterEach(() => {

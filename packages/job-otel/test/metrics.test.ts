@@ -1,7 +1,7 @@
 import { dedupeCoordinator, installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, createTestClock, run, settle } from '@vega/job-core'
-import { installTracing } from '@vega/job-otel'
 import { describe, expect, it } from 'vitest'
+import { installTracing } from '../src/index.js'
 import { createOtel, deferred, histogram, points } from './support.js'
 
 describe('metrics', () => {

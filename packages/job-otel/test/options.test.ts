@@ -1,6 +1,6 @@
 import { createRuntime, inspect, type Runtime } from '@vega/job-core'
-import { installTracing, type TracingOptions } from '@vega/job-otel'
 import { describe, expect, it } from 'vitest'
+import { installTracing, type TracingOptions } from '../src/index.js'
 import { createOtel } from './support.js'
 
 const install = (options: unknown, runtime: Runtime = createRuntime()) =>

@@ -16,8 +16,8 @@ import {
   TimeoutError,
   withShaper,
 } from '@vega/job-core'
-import { installTracing } from '@vega/job-otel'
 import { afterAll, describe, expect, it } from 'vitest'
+import { installTracing } from '../src/index.js'
 import {
   createOtel,
   deferred,

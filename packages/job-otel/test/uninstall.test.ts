@@ -1,6 +1,6 @@
 import { counts, createRuntime, inspect, run, settle } from '@vega/job-core'
-import { installTracing } from '@vega/job-otel'
 import { afterAll, describe, expect, it } from 'vitest'
+import { installTracing } from '../src/index.js'
 import { createOtel, deferred, parentId, points, spanId, useAsyncContext } from './support.js'
 
 const disableContext = useAsyncContext()
