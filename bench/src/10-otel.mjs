@@ -29,6 +29,7 @@ const NO_SDK = 'job-core + installTracing, no SDK (API no-op)'
 const HAND = 'hand startActiveSpan per body, SDK + no-op exporter'
 const TRACED = 'job-core + installTracing, SDK + no-op exporter'
 const EVENTS = "job-core + installTracing { attempts: 'events' }, SDK + no-op exporter"
+const HAND_TWO = 'hand: two nested startActiveSpan per body (the spans installTracing makes)'
 
 /** Wall time of every run of the two peers the 5 % target compares, in run order. */
 const runTimes = { [NONE]: [], [NO_SDK]: [] }
@@ -133,6 +134,31 @@ export default {
           return { ...result, spans: counters.spans, spansPerTask: 1 }
         }),
     },
+    {
+      // The floor of the span count alone: installTracing makes two spans per
+      // task (task + attempt), the hand wrap one.
+      name: HAND_TWO,
+      info: true,
+      run: (n) =>
+        withContextManager(async () => {
+          const tracer = createSdk()
+          const runtime = createRuntime({ concurrency: CONCURRENCY })
+          const span = (name, body) =>
+            tracer.startActiveSpan(name, async (s) => {
+              try {
+                return await body()
+              } finally {
+                s.end()
+              }
+            })
+          const result = await burst(
+            n,
+            runtime,
+            (body) => () => span('task', () => span('attempt', body)),
+          )
+          return { ...result, spans: counters.spans, spansPerTask: 2 }
+        }),
+    },
     { name: TRACED, run: (n) => traced(n, {}) },
     { name: EVENTS, info: true, run: (n) => traced(n, { attempts: 'events' }) },
   ],
@@ -176,6 +202,18 @@ export default {
       subject: HAND,
       kind: 'relative',
       to: NONE,
+    },
+    {
+      label: 'two hand spans per body vs one (info)',
+      subject: HAND_TWO,
+      kind: 'relative',
+      to: HAND,
+    },
+    {
+      label: 'installTracing vs two hand spans per body (info)',
+      subject: TRACED,
+      kind: 'relative',
+      to: HAND_TWO,
     },
     {
       label: "attempts: 'events' vs hand startActiveSpan (info)",
