@@ -1,5 +1,6 @@
+import { type Tracer, trace } from '@opentelemetry/api'
 import { dedupeCoordinator, installCoordination, withCoordinator } from '@vega/job-coordination'
-import { createRuntime, run } from '@vega/job-core'
+import { createRuntime, run, subscribe } from '@vega/job-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { installTracing } from '../src/index.js'
 import { createOtel, eventNames, parentId, spanId, UNSET, useAsyncContext } from './support.js'
@@ -88,5 +89,40 @@ describe('attributes(task)', () => {
     })
     expect(await run(runtime, async () => 'still runs', { label: 'x' })).toBe('still runs')
     expect(otel.span('vega.job x').attributes['vega.job.result']).toBe('success')
+  })
+})
+
+describe('a broken tracer', () => {
+  it('never fails the work it watches', async () => {
+    const otel = createOtel()
+    const brokenAttempts: Tracer = {
+      startSpan: (name, options, ctx) => {
+        if (name.startsWith('vega.job.attempt')) throw new Error('tracer bug')
+        return otel.tracer.startSpan(name, options, ctx)
+      },
+      startActiveSpan: otel.tracer.startActiveSpan.bind(otel.tracer) as Tracer['startActiveSpan'],
+    }
+    const runtime = createRuntime()
+    installTracing(runtime, { tracer: brokenAttempts, meter: otel.meter })
+    const active = await run(runtime, async () => trace.getActiveSpan()?.spanContext().spanId, {
+      label: 'x',
+    })
+    // No attempt span: the body ran under its task span instead.
+    expect(active).toBe(spanId(otel.span('vega.job x')))
+
+    const alwaysBroken: Tracer = {
+      startSpan: () => {
+        throw new Error('tracer bug')
+      },
+      startActiveSpan: otel.tracer.startActiveSpan.bind(otel.tracer) as Tracer['startActiveSpan'],
+    }
+    const other = createRuntime()
+    const errors: unknown[] = []
+    subscribe(other, (e) => {
+      if (e.type === 'runtime:listener-error') errors.push(e.error)
+    })
+    installTracing(other, { tracer: alwaysBroken, meter: otel.meter })
+    expect(await run(other, async () => 'still runs')).toBe('still runs')
+    expect(errors).toHaveLength(1)
   })
 })

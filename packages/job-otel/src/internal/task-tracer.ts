@@ -98,11 +98,6 @@ export class TaskTracer {
 
   constructor(private readonly settings: TaskTracerSettings) {}
 
-  /** Live tasks with an open task span. */
-  get openTasks(): number {
-    return this.tasks.size
-  }
-
   /** No new task gets a span from now on; the open ones still end. */
   stopAccepting(): void {
     this.accepting = false
@@ -126,14 +121,24 @@ export class TaskTracer {
     // call's, restored after any wait. The task span goes on top of it.
     const taskContext = trace.setSpan(context.active(), task.span)
     if (this.settings.attempts === 'events') return context.with(taskContext, enter)
-    const span = this.settings.tracer.startSpan(
-      attemptSpanName(task.label),
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: { [ATTR.taskId]: info.task.id, [ATTR.attempt]: info.attempt },
-      },
-      taskContext,
-    )
+    let span: Span
+    try {
+      span = this.settings.tracer.startSpan(
+        attemptSpanName(task.label),
+        {
+          kind: SpanKind.INTERNAL,
+          attributes: { [ATTR.taskId]: info.task.id, [ATTR.attempt]: info.attempt },
+        },
+        taskContext,
+      )
+    } catch (error) {
+      // A broken tracer must not fail the work it watches.
+      diag.error(
+        '@vega/job-otel: the tracer threw starting an attempt span; body run untraced.',
+        error,
+      )
+      return context.with(taskContext, enter)
+    }
     const attempt = new OpenAttempt(span)
     task.attempt = attempt
     let result: unknown
