@@ -57,7 +57,7 @@ function describeCancel(reason: CancelReason, taskId: number): string {
     case 'abort':
       return `Task #${taskId} was cancelled (abort). Catch it with isCancelledError(error) if cancelling is expected.`
     case 'shutdown':
-      return `Task #${taskId} was cancelled because its runtime is shutting down. Start work before shutdown(), or create a new runtime.`
+      return `Task #${taskId} was cancelled because shutdown() was called on its runtime, which takes no new work from then on. Start work before shutdown(), or create a new runtime.`
     case 'dependency':
       return `Task #${taskId} was cancelled because a task it depends on did not succeed; see error.cause.`
     case 'parent':

@@ -7,13 +7,16 @@ import type {
   UnobservedErrorHandler,
 } from './control-options.js'
 import { RuntimeCore } from './internal/runtime-core.js'
+import { RUNTIME_BRAND, THIS_COPY } from './internal/runtime-handle.js'
 import type { Plugin } from './plugin.js'
 import { getRuntimeInspector, RUNTIME_INSPECTOR_KEY } from './runtime-inspector.js'
 
 /**
  * A task runtime: the registry of live tasks, the backend with its slots, the
- * clock and the event bus. Opaque: use the free functions (`run`,
- * `subscribe`, `cancelAll`, `shutdown`, `inspect`) on it.
+ * clock and the event bus. A handle that exposes its `name` and nothing else
+ * (frozen; its state is private): use the free functions (`run`,
+ * `subscribe`, `cancelAll`, `shutdown`, `inspect`) on it. A runtime works
+ * only with the copy of the package that created it.
  *
  * @example
  * ```ts
@@ -132,9 +135,12 @@ export interface RuntimeOptions {
  */
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const core = new RuntimeCore(options)
-  // Non-enumerable and lazy: tools that cannot import core find it by Symbol.for.
-  Object.defineProperty(core, Symbol.for(RUNTIME_INSPECTOR_KEY), {
-    get: () => getRuntimeInspector(core),
+  const handle = core.handle
+  // Non-enumerable: tools that cannot import core (or that hold another copy)
+  // find the inspector and the copy's name by Symbol.for.
+  Object.defineProperty(handle, Symbol.for(RUNTIME_INSPECTOR_KEY), {
+    get: () => getRuntimeInspector(handle),
   })
-  return core
+  Object.defineProperty(handle, RUNTIME_BRAND, { value: THIS_COPY })
+  return Object.freeze(handle)
 }

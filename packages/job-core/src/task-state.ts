@@ -51,8 +51,6 @@ export type CancelReason =
   | 'overflow'
   | (string & {})
 
-const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['success', 'error', 'cancelled'])
-
 /**
  * Whether `state` is one of the terminal states.
  *
@@ -63,7 +61,7 @@ const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['success', 'error',
  * ```
  */
 export function isTerminalState(state: TaskState): state is TerminalState {
-  return TERMINAL.has(state)
+  return state === 'success' || state === 'error' || state === 'cancelled'
 }
 
 /**

@@ -70,8 +70,9 @@ export interface RetryPolicy {
 /**
  * Limits in ms, each optional; a plain number as `timeout` is the `attempt`
  * limit. Each one that fires ends in a `TimeoutError` whose `phase` names
- * it. `0` is allowed (it fires on the next timer turn); negative, `NaN` and
- * infinite limits are a `RangeError` at `run()`.
+ * it. A limit must be a finite number of ms above 0: `0` (which would fail
+ * every task before it runs), negative, `NaN` and infinite limits are a
+ * `RangeError` at `run()`.
  *
  * @example
  * ```ts
@@ -163,7 +164,11 @@ export interface Task<T> extends PromiseLike<T> {
   readonly attempt: number
   /** What the caller receives; a coordinator may substitute it (e.g. a peer's promise). */
   readonly promise: Promise<T>
-  /** Cancels with reason `abort`; a no-op on a terminal task. */
+  /**
+   * Cancels with reason `abort`; a no-op on a terminal task. Takes no
+   * argument (one is refused with a `TypeError`): to say why, cancel
+   * through `RunOptions.signal`, whose abort reason becomes the error's cause.
+   */
   cancel(): void
   catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R>
   finally(onFinally?: (() => void) | null): Promise<T>

@@ -29,9 +29,9 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
     return record
   }
   const host: PluginHost = {
-    runtime: core,
+    runtime: core.handle,
     clock: core.clock,
-    events: core.bus,
+    events: core.publicBus,
     claim: (tag, handler, options) => {
       if (core.claims.has(tag as TaskTag<unknown>)) {
         throw new IllegalStateError(

@@ -18,6 +18,11 @@ export class ShutdownState {
   private abandoned = 0
   private readonly errors: unknown[] = []
   private finished = false
+
+  /** The shutdown is over: every task ended and every plugin was disposed. */
+  get isFinished(): boolean {
+    return this.finished
+  }
   private deadlineTimer: { readonly due: number; readonly handle: TimerHandle } | undefined
   private readonly runtime: RuntimeCore
   private resolve!: (report: ShutdownReport) => void
