@@ -87,6 +87,19 @@ describe('metrics', () => {
     expect(histogram(secondWait)).toMatchObject({ count: 1, sum: 0.03 })
   })
 
+  it('keeps labels apart past the attribute cache (300 distinct labels)', async () => {
+    const otel = createOtel()
+    const runtime = createRuntime({ name: 'many' })
+    installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) => run(runtime, async () => i, { label: `job ${i}` })),
+    )
+    const attempts = points(await otel.metrics(), 'vega.job.attempts')
+    expect(attempts).toHaveLength(300)
+    expect(new Set(attempts.map((p) => p.attributes['vega.job.label'])).size).toBe(300)
+    for (const point of attempts) expect(histogram(point)).toMatchObject({ count: 1, sum: 1 })
+  })
+
   it('observes vega.job.tasks by state from the runtime counters', async () => {
     const otel = createOtel()
     const runtime = createRuntime({ name: 'live', concurrency: 2 })

@@ -15,6 +15,8 @@ const DURATION_BUCKETS = [
   600,
 ]
 const ATTEMPT_BUCKETS = [0, 1, 2, 3, 4, 5, 10]
+// Labels are meant to be few, but one with an id in it must not grow a cache forever.
+const CACHED_LABELS = 256
 
 /** The attributes of one label's data points, built once per label and result. */
 class LabelAttributes {
@@ -40,7 +42,7 @@ export class TaskMetrics {
   private readonly observeLive: (result: ObservableResult) => void
   private readonly runtimeName: string
   private observing = true
-  /** Per label (labels are few: they are metric attributes by design), `undefined` for none. */
+  /** Per label, `undefined` for none; the first CACHED_LABELS labels only. */
   private readonly labels = new Map<string | undefined, LabelAttributes>()
 
   constructor(meter: Meter, runtime: Runtime) {
@@ -103,7 +105,7 @@ export class TaskMetrics {
           ? { [ATTR.runtime]: this.runtimeName }
           : { [ATTR.runtime]: this.runtimeName, [ATTR.label]: label },
       )
-      this.labels.set(label, attributes)
+      if (this.labels.size < CACHED_LABELS) this.labels.set(label, attributes)
     }
     return attributes
   }
