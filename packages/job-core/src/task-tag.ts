@@ -1,3 +1,4 @@
+import { assertKnownKeys } from './assert-known-keys.js'
 import type { BackendJob } from './backend.js'
 import {
   bindingOf,
@@ -8,7 +9,10 @@ import {
   TaskBindings,
   withLayers,
 } from './internal/bindings.js'
+import { describeValue } from './internal/validate.js'
 import type { TaskFn } from './task.js'
+
+const TAG_OPTION_KEYS: readonly string[] = ['key', 'sharedBindings']
 
 /**
  * A typed label that a plugin (or core's shapers) attaches to a taskFn,
@@ -61,7 +65,18 @@ export function createTaskTag<B>(
       'createTaskTag(plugin): plugin must be the non-empty name of the plugin value.',
     )
   }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `createTaskTag(plugin, options): options must be an object such as { key }, got ${describeValue(options)}.`,
+    )
+  }
+  assertKnownKeys('createTaskTag(plugin, options)', options, TAG_OPTION_KEYS)
   const { key, sharedBindings = false } = options
+  if (key !== undefined && typeof key !== 'function') {
+    throw new TypeError(
+      `createTaskTag(plugin, { key }): key must be a function (binding) => string | undefined, got ${describeValue(key)}.`,
+    )
+  }
   if (typeof sharedBindings !== 'boolean') {
     throw new TypeError(
       `createTaskTag(plugin, options): options.sharedBindings must be a boolean, got ${typeof sharedBindings}.`,
