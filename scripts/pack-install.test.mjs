@@ -145,6 +145,28 @@ test('@vega/job-devtools-protocol alone (core is an optional peer)', () => {
   assert.equal(fromCjs, 'true 1')
 })
 
+const otelScript = (load) => `${load}
+const runtime = createRuntime()
+const uninstall = installTracing(runtime, { tracer: trace.getTracer('check') })
+run(runtime, async () => 42).then((value) => { uninstall(); console.log(value, typeof VERSION) })`
+
+test('@vega/job-otel with its peers core and @opentelemetry/api', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-otel'],
+    otelScript(
+      "import { trace } from '@opentelemetry/api'\nimport { createRuntime, run } from '@vega/job-core'\nimport { installTracing, VERSION } from '@vega/job-otel'",
+    ),
+    otelScript(
+      "const { trace } = require('@opentelemetry/api')\nconst { createRuntime, run } = require('@vega/job-core')\nconst { installTracing, VERSION } = require('@vega/job-otel')",
+    ),
+    // npm installs the peer @opentelemetry/api, which may not be in its cache yet.
+    { offline: false },
+  )
+  assert.deepEqual(installed, ['job-core', 'job-otel'])
+  assert.equal(fromEsm, '42 string')
+  assert.equal(fromCjs, '42 string')
+})
+
 /** The paths inside a tarball, without npm's leading `package/`. */
 function tarballFiles(dir) {
   return execFileSync('tar', ['-tzf', tarball(dir)], { encoding: 'utf8' })
@@ -168,6 +190,7 @@ const packageDirs = [
   'job-devtools-protocol',
   'job',
   'job-redis',
+  'job-otel',
 ]
 
 for (const dir of packageDirs) {
