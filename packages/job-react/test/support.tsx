@@ -29,12 +29,15 @@ const roots: Mounted[] = []
 const runtimes: Runtime[] = []
 
 /** A runtime on a fake clock, checked for leftovers after the test. */
-export function testRuntime(plugins: readonly Plugin[] = []): {
+export function testRuntime(
+  plugins: readonly Plugin[] = [],
+  { concurrency }: { concurrency?: number } = {},
+): {
   runtime: Runtime
   clock: TestClock
 } {
   const clock = createTestClock()
-  const runtime = createRuntime({ clock, plugins })
+  const runtime = createRuntime({ clock, plugins, concurrency })
   runtimes.push(runtime)
   return { runtime, clock }
 }
