@@ -6,6 +6,8 @@ import { advance, MODES, render, step, testRuntime } from './support.js'
 
 type Handle = UseTaskHandle<[], number>
 
+const ROW_IDS = Array.from({ length: 1_000 }, (_, id) => id)
+
 function Row({ index, handles }: { index: number; handles: Handle[] }) {
   const task = useTask(async (ctx) => {
     await ctx.sleep(1)
@@ -39,8 +41,8 @@ describe.each(MODES)(`renders on React ${version} ($mode)`, ({ strict }) => {
       runtime,
       <Profiler id="rows" onRender={() => commits++}>
         <ul>
-          {Array.from({ length: 1_000 }, (_, index) => (
-            <Row key={index} index={index} handles={handles} />
+          {ROW_IDS.map((id) => (
+            <Row key={id} index={id} handles={handles} />
           ))}
         </ul>
       </Profiler>,
