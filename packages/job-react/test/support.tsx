@@ -68,6 +68,8 @@ export function advance(clock: TestClock, ms: number): Promise<void> {
 export interface Rendered {
   readonly container: HTMLElement
   rerender(ui: ReactNode): Promise<void>
+  /** root.render without act(), for use inside one (a transition, say). */
+  update(ui: ReactNode): void
   unmount(): Promise<void>
 }
 
@@ -90,6 +92,7 @@ export async function render(
   return {
     container,
     rerender: (next) => act(async () => root.render(wrap(next))),
+    update: (next) => root.render(wrap(next)),
     unmount: async () => {
       entry.mounted = false
       await act(async () => root.unmount())

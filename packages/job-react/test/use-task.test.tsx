@@ -1,8 +1,8 @@
 import { isCancelledError, type Task, type TaskContext } from '@vega/job-core'
 import { type UseTaskHandle, type UseTaskOptions, useTask } from '@vega/job-react'
-import { useEffect, version } from 'react'
+import { startTransition, useEffect, version } from 'react'
 import { describe, expect, it } from 'vitest'
-import { advance, MODES, nextMacrotask, render, step, testRuntime } from './support.js'
+import { advance, deferred, MODES, nextMacrotask, render, step, testRuntime } from './support.js'
 
 type Handle = UseTaskHandle<[number], string>
 
@@ -33,6 +33,22 @@ function Loader({ tasks, seen }: { tasks: Task<string>[]; seen: Handle[] }) {
     tasks.push(load.run(7))
   }, [load, tasks])
   return <output>{load.value ?? '-'}</output>
+}
+
+/** Renders a useTask, then suspends on `until` when given: that render is never committed. */
+function Suspending({
+  fn,
+  until,
+  seen,
+}: {
+  fn: (ctx: TaskContext, n: number) => Promise<string>
+  until: { promise: Promise<void>; done: boolean } | undefined
+  seen: Handle[]
+}) {
+  const handle = useTask(fn)
+  seen.push(handle)
+  if (until !== undefined && !until.done) throw until.promise
+  return <output>{handle.value ?? '-'}</output>
 }
 
 /** Calls run() while rendering, which must throw. */
@@ -172,6 +188,49 @@ describe.each(MODES)(`useTask on React ${version} ($mode)`, ({ strict }) => {
     expect(task?.label).toBe('second')
     await advance(clock, 10)
     expect(await task).toBe('v2b')
+  })
+
+  it('ignores a render React throws away: run() uses the last committed fn', async () => {
+    const { runtime, clock } = testRuntime()
+    const seen: Handle[] = []
+    const make = (tag: string) => async (ctx: TaskContext, n: number) => {
+      await ctx.sleep(1)
+      return `${tag}${n}`
+    }
+    const view = await render(
+      runtime,
+      <Suspending fn={make('a')} until={undefined} seen={seen} />,
+      {
+        strict,
+      },
+    )
+    const handle = seen.at(-1)!
+    // A transition renders fn 'b', then suspends: React keeps the committed UI.
+    const gate = deferred<void>()
+    const until = { promise: gate.promise, done: false }
+    const rendersBefore = seen.length
+    await step(() =>
+      startTransition(() => {
+        view.update(<Suspending fn={make('b')} until={until} seen={seen} />)
+      }),
+    )
+    expect(seen.length).toBeGreaterThan(rendersBefore) // the 'b' render happened…
+    let task: Task<string> | undefined
+    await step(() => {
+      task = handle.run(1)
+    })
+    await advance(clock, 1)
+    expect(await task).toBe('a1') // …and changed nothing
+    // Once the transition commits, 'b' is the latest committed fn.
+    await step(() => {
+      until.done = true
+      gate.resolve()
+    })
+    await step(() => {
+      task = handle.run(2)
+    })
+    await advance(clock, 1)
+    expect(await task).toBe('b2')
   })
 
   it('cancels its live tasks when really unmounted, before the next macrotask', async () => {
