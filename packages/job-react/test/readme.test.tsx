@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { inspect, type Runtime, subscribe, whenIdle } from '@vega/job-core'
+import { type Runtime, subscribe, whenIdle } from '@vega/job-core'
 import { JobProvider } from '@vega/job-react'
 import { act, type ComponentType, type ReactNode, StrictMode, version } from 'react'
 import { createRoot, type Root } from 'react-dom/client'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MODES } from './support.js'
+import { MODES, nonZeroSizes } from './support.js'
 
 // The examples run on the real clock, so no assertion here depends on how
 // long a step takes: each waits for the runtime to be idle, or checks what
@@ -56,15 +56,6 @@ function type(input: HTMLInputElement, value: string) {
 
 const settled = (runtime: Runtime) => act(() => whenIdle(runtime))
 
-const zeroSizes = {
-  liveTasks: 0,
-  queued: 0,
-  slotsInUse: 0,
-  runningBodies: 0,
-  shaperWindows: 0,
-  listeners: 0,
-}
-
 describe('README', () => {
   it('marks every code block that does not run as a fragment', () => {
     expect(examples).toHaveLength(2)
@@ -96,7 +87,7 @@ describe.each(MODES)(`README examples on React ${version} ($mode)`, ({ strict })
     expect(words).toEqual(['vite', 'vitest'])
     expect(view.container.querySelector('progress')).toBeNull()
     await view.unmount()
-    expect(inspect(runtime).sizes).toEqual(zeroSizes)
+    expect(nonZeroSizes(runtime)).toEqual({})
   })
 
   it('the save button, the deduped rows and the footer', async () => {
@@ -136,6 +127,6 @@ describe.each(MODES)(`README examples on React ${version} ($mode)`, ({ strict })
     expect(button.disabled).toBe(false)
     expect(text()).toBe('Document 7Document 7saved 5 chars0 running, 0 waiting')
     await view.unmount()
-    expect(inspect(runtime).sizes).toEqual(zeroSizes)
+    expect(nonZeroSizes(runtime)).toEqual({})
   })
 })
