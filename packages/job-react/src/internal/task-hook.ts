@@ -50,8 +50,23 @@ const IDLE: HandleState<never> = Object.freeze({
   runCount: 0,
 })
 
-const RUN_OPTION_KEYS = ['label', 'signal', 'dependsOn', 'priority', 'timeout', 'retry']
-export const USE_TASK_OPTION_KEYS: readonly string[] = [...RUN_OPTION_KEYS, 'bind', 'onUnmount']
+const RUN_OPTION_KEYS = [
+  'label',
+  'signal',
+  'dependsOn',
+  'priority',
+  'timeout',
+  'retry',
+] as const satisfies readonly (keyof RunOptions)[]
+/** Every key of core's `RunOptions`: one that core adds and this list lacks fails the type check. */
+type EveryRunOption<Keys extends readonly (keyof RunOptions)[]> =
+  Exclude<keyof RunOptions, Keys[number]> extends never ? Keys : never
+const CHECKED_RUN_OPTION_KEYS: EveryRunOption<typeof RUN_OPTION_KEYS> = RUN_OPTION_KEYS
+export const USE_TASK_OPTION_KEYS: readonly string[] = [
+  ...CHECKED_RUN_OPTION_KEYS,
+  'bind',
+  'onUnmount',
+]
 
 /**
  * One `useTask` hook: the tasks it started, what their callers received, and
