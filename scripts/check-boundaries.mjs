@@ -43,6 +43,10 @@ const MANIFESTS = {
     peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
     dependencies: ['ioredis'],
   },
+  '@vega/job-react': {
+    peers: ['@vega/job-core', 'react'],
+    dependencies: [],
+  },
 }
 
 function checkManifest(manifest) {

@@ -32,9 +32,10 @@ after(() => rmSync(packs, { recursive: true, force: true }))
 /**
  * Installs exactly `dirs` into a fresh project and runs `esm` and `cjs` there.
  * `offline: false` lets npm fetch third-party dependencies (ioredis) that are
- * not in its cache yet.
+ * not in its cache yet; `alongside` are registry packages the user installs
+ * next to ours (react for the hooks).
  */
-function consumer(dirs, esm, cjs, { offline = true } = {}) {
+function consumer(dirs, esm, cjs, { offline = true, alongside = [] } = {}) {
   const project = mkdtempSync(join(tmpdir(), 'vega-consumer-'))
   try {
     writeFileSync(
@@ -50,6 +51,7 @@ function consumer(dirs, esm, cjs, { offline = true } = {}) {
         offline ? '--offline' : '--prefer-offline',
         '--no-package-lock',
         ...dirs.map(tarball),
+        ...alongside,
       ],
       { cwd: project, stdio: 'pipe' },
     )
@@ -191,6 +193,7 @@ const packageDirs = [
   'job',
   'job-redis',
   'job-otel',
+  'job-react',
 ]
 
 for (const dir of packageDirs) {
@@ -288,4 +291,33 @@ test('@vega/job-redis with its peers and ioredis', () => {
   assert.deepEqual(installed, ['job-coordination', 'job-core', 'job-redis', 'job-scheduler'])
   assert.equal(fromEsm, 'function object true LeaseLostError')
   assert.equal(fromCjs, 'function object true LeaseLostError')
+})
+
+// The hooks render on the server from both module systems: the component
+// reads 'idle' and nothing runs.
+const reactScript = (load) => `${load}
+const runtime = createRuntime()
+function App() {
+  const search = useTask(async (ctx, q) => q)
+  return createElement('p', null, search.state)
+}
+const html = renderToString(createElement(JobProvider, { runtime }, createElement(App)))
+let error
+try { JobProvider({ runtime: undefined }) } catch (e) { error = e }
+console.log(html, inspect(runtime).lastSeq, error instanceof TypeError)`
+
+test('@vega/job-react with its peers core and react', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-react'],
+    reactScript(
+      "import { createRuntime, inspect } from '@vega/job-core'\nimport { JobProvider, useTask } from '@vega/job-react'\nimport { createElement } from 'react'\nimport { renderToString } from 'react-dom/server'",
+    ),
+    reactScript(
+      "const { createRuntime, inspect } = require('@vega/job-core')\nconst { JobProvider, useTask } = require('@vega/job-react')\nconst { createElement } = require('react')\nconst { renderToString } = require('react-dom/server')",
+    ),
+    { offline: false, alongside: ['react@19.3.1', 'react-dom@19.3.1'] },
+  )
+  assert.deepEqual(installed, ['job-core', 'job-react'])
+  assert.equal(fromEsm, '<p>idle</p> 0 true')
+  assert.equal(fromCjs, '<p>idle</p> 0 true')
 })
