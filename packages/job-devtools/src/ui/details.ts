@@ -22,6 +22,7 @@ export class DetailsView {
     if (task === this.shown) return
     this.shown = task
     if (task === undefined) {
+      delete this.element.dataset.selectedTask
       this.element.replaceChildren(
         el('p', {
           className: 'empty',
@@ -33,7 +34,7 @@ export class DetailsView {
       )
       return
     }
-    this.element.dataset.taskId = String(task.id)
+    this.element.dataset.selectedTask = String(task.id)
     const facts: Array<[string, Node | string]> = [
       ['state', task.lost === true ? `${task.state} (ended unobserved)` : task.state],
       ['attempts', String(task.attempt)],

@@ -46,7 +46,7 @@ export class LogView {
         el('span', { className: 'text' }),
       ])
       row.addEventListener('click', () => {
-        const taskId = row.dataset.taskId
+        const taskId = row.dataset.logTask
         if (taskId !== undefined && taskId !== '') this.onSelect(Number(taskId))
       })
       this.pool.push(row)
@@ -63,7 +63,7 @@ export class LogView {
       row.style.top = `${(first + index) * LOG_ROW_HEIGHT}px`
       const taskId = taskIdOf(envelope)
       row.dataset.seq = String(envelope.seq)
-      row.dataset.taskId = taskId === undefined ? '' : String(taskId)
+      row.dataset.logTask = taskId === undefined ? '' : String(taskId)
       row.classList.toggle('selected', taskId !== undefined && taskId === selected)
       const key = taskId === undefined ? undefined : session.held.tasks.get(taskId)?.key
       const [seq, ts, text] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement]
