@@ -100,6 +100,7 @@ export async function startDevtoolsServer(
       }
       const type = (message as { type?: unknown } | null)?.type
       if (type === 'hello-panel') {
+        producers.delete(socket)
         panels.add(socket)
         // A new panel starts from every producer's current tasks.
         for (const producer of producers)
@@ -112,8 +113,8 @@ export async function startDevtoolsServer(
       panels.delete(socket)
       producers.delete(socket)
     })
-    // A producer is known once it sends; ask it for a snapshot as soon as it
-    // connects, so panels already open see its live tasks.
+    // Every socket is a producer until it says it is a panel: a panel's
+    // request-snapshot must reach a producer that has not sent anything yet.
     producers.add(socket)
   })
   await new Promise<void>((ready, fail) => {
