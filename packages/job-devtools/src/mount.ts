@@ -99,7 +99,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   }
   const connect = (): void => {
     if (source === undefined || connection !== undefined) return
-    connection = startSource(source, sessionId, {
+    connection = startSource(source, sessionId, retention.events, {
       onBatch,
       onState: (state) => {
         connectionState = state

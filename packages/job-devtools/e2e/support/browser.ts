@@ -15,11 +15,11 @@ const CHROMIUM_ARGS = [
 ]
 
 /** Debian's Chromium, headless; never a downloaded browser. */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM_PATH).`)
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] })
 }
 
 const PACKAGE_DOCS = fileURLToPath(new URL('../../docs/', import.meta.url))

@@ -28,17 +28,18 @@ const RECONNECT_MS = 1000
 
 /**
  * Starts listening to a source. `sessionId` is the session a runtime source
- * reports under, kept across stop/start so a panel that reconnects (record
+ * reports under (with `bufferSize` envelopes held between flushes), kept across stop/start so a panel that reconnects (record
  * `while-open`) goes on with the same session instead of a phantom second one.
  */
 export function startSource(
   source: DevtoolsSource,
   sessionId: string,
+  bufferSize: number,
   callbacks: SourceCallbacks,
 ): SourceConnection {
   switch (sourceKind(source)) {
     case 'runtime':
-      return startRuntime(source as Runtime, sessionId, callbacks)
+      return startRuntime(source as Runtime, sessionId, bufferSize, callbacks)
     case 'port':
       return startPort(source as MessagePortLike, () => {}, callbacks)
     case 'broadcast': {
@@ -52,13 +53,17 @@ export function startSource(
   }
 }
 
+// In the same page there is no wire to protect: the bridge may hold as many
+// envelopes between flushes as the panel keeps in its log, so a burst of
+// thousands of tasks in one tick reaches the panel whole instead of as a gap.
 function startRuntime(
   runtime: Runtime,
   sessionId: string,
+  bufferSize: number,
   callbacks: SourceCallbacks,
 ): SourceConnection {
   const transport = createInProcessTransport(callbacks.onBatch)
-  const disconnect = connectDevtools(runtime, transport, { sessionId })
+  const disconnect = connectDevtools(runtime, transport, { sessionId, bufferSize })
   callbacks.onState('connected')
   return {
     requestSnapshot: () => transport.post({ type: 'request-snapshot' }),
