@@ -1,4 +1,12 @@
-/** The tag name of the panel's host element. */
+/**
+ * The tag name of the panel's host element.
+ *
+ * @example
+ * ```ts fragment
+ * const host = document.querySelector(DEVTOOLS_TAG_NAME) // <vega-job-devtools>
+ * host?.shadowRoot?.querySelectorAll('[data-task-id]')
+ * ```
+ */
 export const DEVTOOLS_TAG_NAME = 'vega-job-devtools'
 
 /**

@@ -30,7 +30,9 @@ export interface HeldSession {
 // meaning depends on other tasks get what they read: a snapshot sees every
 // task (to mark the unlisted ones lost), `coordination:queued` sees the tasks
 // of its key (to find the one it waits behind).
-const CHUNK = 256
+// Small chunks keep each window small: the reducer's per-envelope copy is of
+// the window, so its cost grows with the chunk.
+const CHUNK = 32
 
 /**
  * Reduces `envelopes` (all of one session, in arrival order) into `held`, and
@@ -79,7 +81,9 @@ function reduceChunk(
         for (const task of held.tasks.values()) if (task.key === key) include(task.id)
     }
   }
-  const order = everything ? held.order : held.order.filter((id) => window.has(id))
+  // Inside a window, task order only decides where new tasks go, and those
+  // are appended in the reducer's order; the window's own order is enough.
+  const order = everything ? held.order : [...window.keys()]
   const tasks: { [taskId: string]: TaskTimeline } = {}
   for (const id of order) {
     const task = held.tasks.get(id)
