@@ -143,6 +143,54 @@ describe('a panel on a live runtime', () => {
   })
 })
 
+describe("record: 'while-open'", () => {
+  it('listens only while open, starts from the snapshot of live tasks, and stays one session', async () => {
+    const page = await openApp()
+    const state = await page.evaluate(async () => {
+      const { vega } = window as unknown as { vega: VegaGlobals }
+      const runtime = vega.newRuntime('e2e-while-open')
+      const listeners = () => vega.core.inspect(runtime).sizes.listeners
+      const panel = vega.devtools.mountDevtools({ source: runtime, record: 'while-open' })
+      const closedBeforeOpen = listeners()
+      // Before any open: finished tasks are never seen; one stays running.
+      await vega.restartBurst(runtime, 2, 5)
+      const release = { done: () => {} }
+      vega.core.run(
+        runtime,
+        () =>
+          new Promise<string>((resolve) => {
+            release.done = () => resolve('released')
+          }),
+        { label: 'long-lived' },
+      )
+      panel.open()
+      await panel.ready()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      await panel.ready()
+      const whileOpen = listeners()
+      panel.close()
+      const closedAgain = listeners()
+      await vega.restartBurst(runtime, 2, 5)
+      panel.open()
+      release.done()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      await panel.ready()
+      return { closedBeforeOpen, whileOpen, closedAgain }
+    })
+    // A closed panel does not listen at all.
+    expect(state).toEqual({ closedBeforeOpen: 0, whileOpen: 1, closedAgain: 0 })
+    // Only the task live at the first open (from the snapshot) was ever shown:
+    // the bursts ran while nobody listened.
+    await expect.poll(() => rows(page).count()).toBe(1)
+    const shown = await rowTexts(page)
+    expect(shown[0]?.text).toContain('long-lived')
+    expect(shown[0]?.text).toContain('success')
+    expect(await page.locator('vega-job-devtools select[data-session] option').count()).toBe(1)
+    expect(await page.locator('vega-job-devtools [data-gap]').isVisible()).toBe(false)
+    await page.close()
+  })
+})
+
 describe('a panel on recordings', () => {
   it('filters cut rows, and the cancelledBy link selects the canceller', async () => {
     const page = await openApp()
