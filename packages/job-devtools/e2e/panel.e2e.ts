@@ -2,6 +2,7 @@
 // playwright-core, never a downloaded browser. Every request that is not for
 // 127.0.0.1 is refused, so the panel must work offline. Playwright's CSS
 // locators pierce open shadow roots, as a user's own e2e tests would.
+import { readFileSync } from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readGolden } from '../test/support/fixtures.js'
@@ -291,6 +292,25 @@ describe('a panel on recordings', () => {
     const banner = page.locator('vega-job-devtools [data-load-errors]')
     expect(await banner.textContent()).toContain('line 3')
     await expect.poll(() => rows(page).count()).toBe(4)
+    await page.close()
+  })
+
+  it('export NDJSON writes the session back, byte for byte', async () => {
+    const page = await openApp()
+    const recording = readGolden('serialize')
+    await page.evaluate(async (text) => {
+      const { vega } = window as unknown as { vega: VegaGlobals }
+      const panel = vega.devtools.mountDevtools({ open: true })
+      panel.load(text)
+      await panel.ready()
+    }, recording)
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('vega-job-devtools button[data-action="export"]').click(),
+    ])
+    expect(download.suggestedFilename()).toBe('golden-serialize.ndjson')
+    const path = await download.path()
+    expect(readFileSync(path, 'utf8')).toBe(recording)
     await page.close()
   })
 
