@@ -8,6 +8,7 @@ import type { PanelHost, PanelView } from './internal/view-contract.js'
 import type { DevtoolsOptions, DevtoolsPanel, LoadError, LoadResult } from './options.js'
 
 const mounted = new WeakMap<object, DevtoolsPanel>()
+const ENVELOPES_PER_FRAME = 4000
 
 // Only what the host element needs before the UI is loaded: hidden while
 // closed, and shielded from the page. `!important` inside the shadow tree
@@ -80,7 +81,10 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
 
   const onFrame = (): void => {
     frame = undefined
-    model.flush()
+    // A burst is spread over frames instead of one long frame; the rest
+    // waits for the next one.
+    model.flush(ENVELOPES_PER_FRAME)
+    if (model.pendingCount > 0) schedule()
     if (isOpen && view !== undefined) {
       view.render()
       for (const done of paintWaiters.splice(0)) done()

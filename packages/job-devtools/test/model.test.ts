@@ -177,3 +177,18 @@ describe('rows: filters and grouping', () => {
     expect(rows.length).toBe(model.rows('golden-serialize').length)
   })
 })
+
+describe('flush(limit)', () => {
+  it('reduces the oldest envelopes first and leaves the rest pending, with the same end result', () => {
+    const envelopes = parseNdjson(readGolden('restart'))
+    const model = new PanelModel(RETAIN_ALL)
+    model.enqueue(envelopes)
+    expect(model.flush(10)).toBe(true)
+    expect(model.pendingCount).toBe(envelopes.length - 10)
+    expect(model.sessions.get('golden-restart')?.held.meta.lastSeq).toBe(10)
+    while (model.pendingCount > 0) model.flush(7)
+    expect(tasksOf(model, 'golden-restart')).toEqual(
+      timelines(reduceAll(envelopes), 'golden-restart'),
+    )
+  })
+})

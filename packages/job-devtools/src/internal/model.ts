@@ -82,11 +82,14 @@ export class PanelModel {
     return [...keys]
   }
 
-  /** Reduces everything pending; returns whether anything changed. */
-  flush(): boolean {
+  /**
+   * Reduces what is pending, at most `limit` envelopes (the oldest first);
+   * returns whether anything changed.
+   */
+  flush(limit: number = Number.POSITIVE_INFINITY): boolean {
     if (this.pending.length === 0) return false
-    const pending = this.pending
-    this.pending = []
+    const pending = limit >= this.pending.length ? this.pending : this.pending.slice(0, limit)
+    this.pending = pending === this.pending ? [] : this.pending.slice(limit)
     let run: Envelope[] = []
     let runKey: string | undefined
     const reduceRun = (): void => {
