@@ -19,7 +19,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const server = await startDevtoolsServer({ port })
 console.log(`@vega/job devtools: open ${server.url}`)
 console.log(
-  `connect a process: connectDevtools(runtime, createWebSocketTransport('${server.relayUrl}'))`,
+  `connect a process: connectDevtools(runtime, createWebSocketTransport('${server.relayUrl}'))  (Node 20: pass { WebSocket } from 'ws' as its options)`,
 )
 const stop = (): void => {
   void server.close().then(() => process.exit(0))

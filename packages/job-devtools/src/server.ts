@@ -79,7 +79,8 @@ export async function startDevtoolsServer(
     server,
     // A page of another site must not read the app's events: only this
     // server's own page (or a client with no Origin, as Node's) may connect.
-    verifyClient: ({ origin: from }: { origin?: string }) => from === undefined || from === origin,
+    verifyClient: ({ origin: from }: { origin?: string }) =>
+      from === undefined || from === origin || from === origin.replace('127.0.0.1', 'localhost'),
   })
   const panels = new Set<WebSocket>()
   const producers = new Set<WebSocket>()

@@ -72,6 +72,19 @@ describe('the standalone relay', () => {
     panel.socket.close()
   })
 
+  it('accepts its own page, by 127.0.0.1 or by localhost', async () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const origin = server.url.replace('127.0.0.1', host).replace(/\/$/, '')
+      const socket = new WebSocket(server.relayUrl, { headers: { origin } })
+      const outcome = await new Promise<string>((done) => {
+        socket.once('open', () => done('open'))
+        socket.once('error', (error) => done(String(error.message)))
+      })
+      expect(outcome).toBe('open')
+      socket.close()
+    }
+  })
+
   it('refuses a browser page of another origin', async () => {
     const socket = new WebSocket(server.relayUrl, { headers: { origin: 'https://evil.example' } })
     const outcome = await new Promise<string>((done) => {
