@@ -34,6 +34,8 @@ export {
 } from '@vega/job-coordination'
 export {
   assertKnownKeys,
+  type AttemptInfo,
+  type AttemptWrapper,
   type Backend,
   type BackendJob,
   CancelledError,
@@ -121,4 +123,5 @@ export {
   whenIdle,
   whenQueueBelow,
   withShaper,
+  wrapAttempts,
 } from '@vega/job-core'

@@ -1,4 +1,4 @@
-import { type AttemptJob, phaseOf, setPhase, setTimer, ticketOf } from './attempt-job.js'
+import { type AttemptJob, phaseOf, queuedOf, setPhase, setTimer } from './attempt-job.js'
 import { staleBodyLeft } from './retry.js'
 import { bodyLeft } from './stages/settle.js'
 import type { TaskRecord } from './task-record.js'
@@ -32,7 +32,7 @@ function abandonBody(task: TaskRecord, job: AttemptJob): void {
   core.shutdown?.bodyAbandoned()
   if (core.bus.active) core.bus.emit({ type: 'task:abandoned', taskId: task.id })
   bodyLeft(task)
-  core.backend.release(ticketOf(job))
+  core.backend.release(queuedOf(job))
   core.checkIdle()
 }
 

@@ -1,4 +1,4 @@
-import type { CancelReason } from '../task-state.js'
+import type { CancelReason } from '../types/task.js'
 import { armAbandon } from './abandon.js'
 import { abortAttempt, clearTimer, phaseOf } from './attempt-job.js'
 import { CancelledOutcome } from './cancelled-outcome.js'

@@ -1,4 +1,4 @@
-import type { TaskState } from '../task-state.js'
+import type { TaskState } from '../types/task.js'
 import type { RuntimeCore } from './runtime-core.js'
 
 /**

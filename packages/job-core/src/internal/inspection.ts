@@ -1,4 +1,4 @@
-import type { RuntimeInspection, TaskSnapshot } from '../inspect.js'
+import type { RuntimeInspection, TaskSnapshot } from '../types/inspection.js'
 import type { RuntimeCore } from './runtime-core.js'
 
 /** The snapshot behind `inspect(runtime)` and the runtime inspector. */
@@ -28,6 +28,7 @@ export function inspectCore(core: RuntimeCore): RuntimeInspection {
       runningBodies: core.runningBodies,
       shaperWindows,
       listeners: core.bus.listenerCount,
+      attemptWrappers: core.attemptWrappers?.length ?? 0,
     },
     lastSeq: core.bus.lastSeq,
   }

@@ -1,9 +1,7 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import { IllegalStateError } from '../errors.js'
-import type { ClaimOptions, DispatchHandler, Plugin, PluginHost } from '../plugin.js'
-import type { Task } from '../task.js'
-import type { CancelReason } from '../task-state.js'
-import type { TaskTag } from '../task-tag.js'
+import type { ClaimOptions, DispatchHandler, Plugin, PluginHost, TaskTag } from '../types/plugin.js'
+import type { CancelReason, Task } from '../types/task.js'
 import { recordOf } from './record-of.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { onExited, onSettled } from './task-callbacks.js'
@@ -29,9 +27,9 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
     return record
   }
   const host: PluginHost = {
-    runtime: core,
+    runtime: core.handle,
     clock: core.clock,
-    events: core.bus,
+    events: core.publicBus,
     claim: (tag, handler, options) => {
       if (core.claims.has(tag as TaskTag<unknown>)) {
         throw new IllegalStateError(

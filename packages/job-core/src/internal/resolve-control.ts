@@ -1,5 +1,4 @@
-import type { OverflowPolicy, UnobservedErrorHandler } from '../control-options.js'
-import type { RuntimeOptions } from '../runtime.js'
+import type { OverflowPolicy, RuntimeOptions, UnobservedErrorHandler } from '../types/runtime.js'
 import type { ResolvedRetry } from './retry.js'
 import { resolveRetry } from './retry.js'
 import { resolveTimeouts, type Timeouts } from './run-options.js'

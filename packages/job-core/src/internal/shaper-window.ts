@@ -1,11 +1,10 @@
-import type { TimerHandle } from '../clock.js'
-import type { Shaper } from '../shaper.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { Shaper } from '../types/shaper.js'
 import { bindingOf } from './bindings.js'
 import { ownPromise } from './caller-promise.js'
 import type { Deferred } from './promises.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { type ShaperBinding, shaperTag } from './shaper-tag.js'
-import type { Advance } from './stages/stage.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
@@ -32,8 +31,6 @@ export class ShaperWindow {
     readonly hash: string,
     /** The map of its shaper this window sits in (under `hash`). */
     readonly windows: Map<string, ShaperWindow>,
-    /** Dispatches a released call (the pipeline, from the dispatch stage). */
-    readonly advance: Advance,
     onClose: (window: ShaperWindow) => void,
   ) {
     this.openedAt = core.clock.now()

@@ -1,4 +1,4 @@
-import type { StartGate } from '../backend.js'
+import type { StartGate } from '../types/backend.js'
 import type { RateLimiter } from './rate-limit.js'
 import type { RuntimeCore } from './runtime-core.js'
 

@@ -1,5 +1,5 @@
-import type { TimerHandle } from '../clock.js'
-import type { Task } from '../task.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { Task } from '../types/task.js'
 import type { TaskRecord } from './task-record.js'
 
 /**
@@ -17,13 +17,15 @@ export type TaskCallback = (task: Task<unknown>) => void
 export interface TaskExtras {
   parent: TaskRecord | undefined
   children: Set<TaskRecord> | undefined
-  settledCallbacks: Callbacks
-  exitedCallbacks: Callbacks
+  /** Run once, in order, at the terminal transition (`host.onSettled`). */
+  settledCallbacks: TaskCallback[] | undefined
+  /** Run once, in order, when the task has ended and no body of it holds a slot (`host.onExited`). */
+  exitedCallbacks: TaskCallback[] | undefined
   /** `timeout.total`, armed at run() and cleared when the task ends. */
   totalTimer: TimerHandle | undefined
   /** Removes the listener on `RunOptions.signal`. */
   detachSignal: (() => void) | undefined
-  /** The timer of the parked stage (the retry delay). */
+  /** The timer of the parked stage (the retry delay, the queue timeout). */
   stageTimer: TimerHandle | undefined
   /** What leaving the parked stage undoes (dependency listeners). */
   stageUndo: (() => void) | undefined
@@ -33,14 +35,13 @@ export interface TaskExtras {
   retryAfterStale: (() => void) | undefined
 }
 
+/** The task's extras, made on first use. */
 export function extrasOf(task: TaskRecord): TaskExtras {
-  const slot = task.extrasSlot
-  if (typeof slot === 'object') return slot
+  if (task.extras !== undefined) return task.extras
   const extras: TaskExtras = {
     parent: undefined,
     children: undefined,
-    // A lone settle callback kept in the slot moves in.
-    settledCallbacks: slot,
+    settledCallbacks: undefined,
     exitedCallbacks: undefined,
     totalTimer: undefined,
     detachSignal: undefined,
@@ -49,78 +50,40 @@ export function extrasOf(task: TaskRecord): TaskExtras {
     staleBodies: 0,
     retryAfterStale: undefined,
   }
-  task.extrasSlot = extras
+  task.extras = extras
   return extras
 }
 
-/** The task's settle callbacks, detached (they run once): from its extras, or its lone one. */
-export function takeSettledCallbacks(task: TaskRecord): Callbacks {
-  const slot = task.extrasSlot
-  if (slot === undefined) return undefined
-  if (typeof slot === 'function') {
-    task.extrasSlot = undefined
-    return slot
-  }
-  const callbacks = slot.settledCallbacks
-  slot.settledCallbacks = undefined
-  return callbacks
-}
+/** Which callback list of a task. */
+export type CallbackList = 'settledCallbacks' | 'exitedCallbacks'
 
 /**
- * Callbacks the end of a task runs once. Most tasks that have any have one
- * (the plugin coordinating them), so one is kept as it is; an array — which
- * V8 gives room for 17 on its first push, about 150 B — only from the second.
- */
-export type Callbacks = TaskCallback | TaskCallback[] | undefined
-
-/** `callbacks` with `callback` added, last (or `first`). */
-export function withCallback(
-  callbacks: Callbacks,
-  callback: TaskCallback,
-  first = false,
-): Callbacks {
-  if (callbacks === undefined) return callback
-  if (typeof callbacks === 'function') return first ? [callback, callbacks] : [callbacks, callback]
-  if (first) callbacks.unshift(callback)
-  else callbacks.push(callback)
-  return callbacks
-}
-
-/**
- * Adds `callback` to one of the task's callback lists (last) and returns its
- * remover, which takes out one occurrence.
+ * Adds `callback` to one of the task's callback lists (last, or `first`) and
+ * returns its remover, which takes out that one registration.
  */
 export function addCallback(
   task: TaskRecord,
-  list: 'settledCallbacks' | 'exitedCallbacks',
+  list: CallbackList,
   callback: TaskCallback,
+  first = false,
 ): () => void {
-  if (list === 'settledCallbacks' && task.extrasSlot === undefined) task.extrasSlot = callback
-  else {
-    const extras = extrasOf(task)
-    extras[list] = withCallback(extras[list], callback)
+  const extras = extrasOf(task)
+  const callbacks = (extras[list] ??= [])
+  if (first) callbacks.unshift(callback)
+  else callbacks.push(callback)
+  return () => {
+    const current = extras[list]
+    const index = current?.indexOf(callback) ?? -1
+    if (index !== -1) current!.splice(index, 1)
   }
-  return () => removeCallback(task, list, callback)
 }
 
-function removeCallback(
-  task: TaskRecord,
-  list: 'settledCallbacks' | 'exitedCallbacks',
-  callback: TaskCallback,
-): void {
-  const slot = task.extrasSlot
-  // The slot holds a function only as the lone settle callback.
-  if (typeof slot === 'function') {
-    if (list === 'settledCallbacks' && slot === callback) task.extrasSlot = undefined
-  } else if (slot !== undefined) slot[list] = withoutCallback(slot[list], callback)
-}
-
-/** `callbacks` without one occurrence of `callback`. */
-function withoutCallback(callbacks: Callbacks, callback: TaskCallback): Callbacks {
-  if (callbacks === callback) return undefined
-  if (callbacks === undefined || typeof callbacks === 'function') return callbacks
-  const index = callbacks.indexOf(callback)
-  if (index !== -1) callbacks.splice(index, 1)
+/** Takes one of the task's callback lists out (they run once). */
+export function takeCallbacks(task: TaskRecord, list: CallbackList): TaskCallback[] | undefined {
+  const extras = task.extras
+  if (extras === undefined) return undefined
+  const callbacks = extras[list]
+  extras[list] = undefined
   return callbacks
 }
 
@@ -136,8 +99,7 @@ export function clearStageTimer(task: TaskRecord): void {
 }
 
 /** Runs `callbacks` once, in order, with the task's handle. */
-export function runCallbacks(callbacks: Callbacks, handle: Task<unknown>): void {
+export function runCallbacks(callbacks: TaskCallback[] | undefined, handle: Task<unknown>): void {
   if (callbacks === undefined) return
-  if (typeof callbacks === 'function') callbacks(handle)
-  else for (const callback of callbacks) callback(handle)
+  for (const callback of callbacks) callback(handle)
 }

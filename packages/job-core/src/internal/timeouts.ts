@@ -1,5 +1,6 @@
-import type { TimerHandle } from '../clock.js'
-import { TimeoutError, type TimeoutPhase } from '../errors.js'
+import { TimeoutError } from '../errors.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { TimeoutPhase } from '../types/task.js'
 import type { TaskRecord } from './task-record.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { Task } from '../task.js'
+import type { Task } from '../types/task.js'
 import { nextMacrotask } from './macrotask.js'
 import type { RuntimeCore } from './runtime-core.js'
 import type { TaskRecord } from './task-record.js'

@@ -1,4 +1,6 @@
-import type { CancelReason, TaskState } from './task-state.js'
+// The event bus: every event the kernel emits, and the bus's own shape.
+
+import type { CancelReason, TaskState } from './task.js'
 
 /**
  * The payloads of every known event type, keyed by `type`. Plugins add theirs
@@ -70,11 +72,14 @@ export type RuntimeEvent = {
 
 /**
  * An event before the bus stamps it. Known types are checked against
- * {@link RuntimeEventMap}; any other `type` is accepted as a custom diagnostic.
+ * {@link RuntimeEventMap} (which plugins extend with their own); any other
+ * `type` is accepted as a custom diagnostic. The kernel's own types
+ * (`task:*`, `runtime:*`) are in the map for listeners, and `emit` refuses
+ * them at run time: only the kernel says them.
  *
  * @example
  * ```ts
- * getEventBus(rt).emit({ type: 'task:exited', taskId: 1 })
+ * const draft: RuntimeEventDraft = { type: 'task:exited', taskId: 1 } // as the kernel builds it
  * ```
  */
 export type RuntimeEventDraft = {

@@ -1,11 +1,9 @@
-import type { Backend } from './backend.js'
-import type { Clock } from './clock.js'
+// Extending a runtime: task tags, the dispatch seam, the plugin host and
+// the wrapper around each attempt.
+
+import type { Backend, Clock } from './backend.js'
 import type { EventBus } from './events.js'
-import type { Runtime } from './runtime.js'
-import type { ShutdownMode } from './shutdown.js'
-import type { RunOptions, Task, TaskFn } from './task.js'
-import type { CancelReason } from './task-state.js'
-import type { TaskTag } from './task-tag.js'
+import type { CancelReason, RunOptions, Runtime, ShutdownMode, Task, TaskFn } from './task.js'
 
 /**
  * What a dispatch handler may do with a task whose taskFn carries its tag.
@@ -175,3 +173,67 @@ export interface Plugin {
   readonly name: string
   install(host: PluginHost): void | (() => void | PromiseLike<void>)
 }
+
+/**
+ * A typed label that a plugin (or core's shapers) attaches to a taskFn,
+ * carrying a binding such as a coordinator and its key. A taskFn that carries
+ * a tag nobody claimed is refused by the kernel's loud-fail guard.
+ *
+ * @example
+ * ```ts
+ * const routeTag = createTaskTag<{ queue: string }>('installRouting', { key: (b) => b.queue })
+ * ```
+ */
+export interface TaskTag<B> {
+  /** The name of the plugin value that must be installed to claim this tag (used in error messages). */
+  readonly plugin: string
+  /** Derives the task's key (shown in `task:created` and devtools) from a binding. */
+  readonly key: ((binding: B) => string | undefined) | undefined
+  /**
+   * Bindings of this tag are values reused across many taskFns (a plugin
+   * keeps one per key): core then keeps one record of each binding object,
+   * weakly, for every taskFn that carries it as its only tag, instead of one
+   * per taskFn. Set with `createTaskTag(plugin, { sharedBindings: true })`.
+   */
+  readonly sharedBindings?: boolean
+  /** Phantom field carrying the binding type. */
+  readonly __binding?: B
+}
+
+/**
+ * What an {@link AttemptWrapper} is told about the attempt it wraps.
+ *
+ * @example
+ * ```ts
+ * const info: AttemptInfo = { task, attempt: 1 }
+ * console.log(`#${info.task.id} (${info.task.label}) attempt ${info.attempt}`)
+ * ```
+ */
+export interface AttemptInfo {
+  /** The task, as `run()` returned it. */
+  readonly task: Task<unknown>
+  /** 1-based; greater than 1 on retries. */
+  readonly attempt: number
+}
+
+/**
+ * Runs around every attempt's body: called synchronously when a body is
+ * about to be entered, inside the body's async context (the context of its
+ * `run()` call, also after waiting in the queue, behind dependencies, a
+ * coordinator or a shaper, and for every retry). It must call `enter()`
+ * exactly once, synchronously; `enter()` runs the body (and any wrapper
+ * installed after this one) and returns what the body returned, or throws
+ * what it threw.
+ *
+ * The body's outcome is what `enter()` produced, whatever the wrapper
+ * returns. A wrapper that throws before calling `enter()` fails the attempt
+ * with its error without running the body; one that throws after fails the
+ * attempt with its error once the body has exited; one that returns without
+ * calling `enter()` fails the attempt with a `TypeError`.
+ *
+ * @example
+ * ```ts
+ * const wrapper: AttemptWrapper = (info, enter) => storage.run({ taskId: info.task.id }, enter)
+ * ```
+ */
+export type AttemptWrapper = (info: AttemptInfo, enter: () => unknown) => unknown

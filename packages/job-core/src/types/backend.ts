@@ -1,4 +1,35 @@
+// Time and slots: the clock every kernel timer goes through, and the
+// backend that owns queued work and concurrency slots.
+
 import type { Task, TaskFn } from './task.js'
+
+/**
+ * An opaque timer handle returned by {@link Clock.setTimeout}.
+ *
+ * @example
+ * ```ts
+ * const handle: TimerHandle = clock.setTimeout(() => {}, 10)
+ * clock.clearTimeout(handle)
+ * ```
+ */
+export type TimerHandle = unknown
+
+/**
+ * Where the kernel reads time and sets timers. Every timer in the kernel
+ * (sleep, retry delays, timeouts, shaper windows) goes through the runtime's
+ * clock, so a test clock makes them all deterministic.
+ *
+ * @example
+ * ```ts
+ * const rt = createRuntime({ clock: createTestClock() })
+ * ```
+ */
+export interface Clock {
+  /** Milliseconds, monotonic enough for durations; epoch ms for the system clock. */
+  now(): number
+  setTimeout(callback: () => void, ms: number): TimerHandle
+  clearTimeout(handle: TimerHandle): void
+}
 
 /**
  * One attempt of a task, ready to run, as a {@link Backend} sees it.
@@ -97,4 +128,40 @@ export interface Backend {
 export interface StartGate {
   /** Whether one job may start now. `true` spends a start (a rate limit counts it), so ask only when about to start one. */
   tryStart(): boolean
+}
+
+/**
+ * Options of {@link createPriorityBackend}.
+ *
+ * @example
+ * ```ts
+ * const options: PriorityBackendOptions = { concurrency: 8 }
+ * ```
+ */
+export interface PriorityBackendOptions {
+  /** The most jobs started and not yet released; default `Infinity`. */
+  concurrency?: number | undefined
+}
+
+/**
+ * A clock whose time moves only when told to. Pass it to `createRuntime({
+ * clock })` and every kernel timer (sleep, retry delays, timeouts, shaper
+ * windows) runs on it.
+ *
+ * @example
+ * ```ts
+ * const clock = createTestClock()
+ * const rt = createRuntime({ clock })
+ * const task = run(rt, (ctx) => ctx.sleep(1_000).then(() => 'done'))
+ * await clock.advance(1_000)
+ * await task // 'done'
+ * ```
+ */
+export interface TestClock extends Clock {
+  /** Moves time forward by `ms`, firing due timers in time order and letting promise callbacks run after each. */
+  advance(ms: number): Promise<void>
+  /** Fires every pending timer, including ones they schedule, up to `limit` timers. */
+  runAll(limit?: number): Promise<void>
+  /** Timers scheduled and not yet fired or cleared. */
+  readonly pending: number
 }

@@ -1,3 +1,5 @@
+// Time-window shapers: debounce and throttle.
+
 /**
  * A debounce window: calls with the same key closer than `ms` are merged.
  *
@@ -40,3 +42,35 @@ export interface ThrottleShaper {
  * ```
  */
 export type Shaper = DebounceShaper | ThrottleShaper
+
+/**
+ * Options of {@link debounce}.
+ *
+ * @example
+ * ```ts
+ * const options: DebounceOptions = { leading: true, maxWait: 2_000 }
+ * ```
+ */
+export interface DebounceOptions {
+  /** Dispatch the first call of a burst at once; default false. */
+  leading?: boolean | undefined
+  /** Dispatch the last call of a burst `ms` after it; default true. */
+  trailing?: boolean | undefined
+  /** The longest a burst may postpone its trailing dispatch, in ms (≥ `ms`). */
+  maxWait?: number | undefined
+}
+
+/**
+ * Options of {@link throttle}.
+ *
+ * @example
+ * ```ts
+ * const options: ThrottleOptions = { trailing: false }
+ * ```
+ */
+export interface ThrottleOptions {
+  /** Dispatch the first call of a window at once; default true. */
+  leading?: boolean | undefined
+  /** Dispatch the last call of a window when it ends; default true. */
+  trailing?: boolean | undefined
+}

@@ -1,5 +1,58 @@
-import type { CancelledError } from './errors.js'
-import type { CancelReason, TaskState } from './task-state.js'
+// The vocabulary of a call: a task, its states, its body's context and the
+// options of run(). Imports no other module.
+
+/**
+ * Every state a task can be in. Exactly one of `success`, `error`, `cancelled`
+ * is reached, once, and never left.
+ *
+ * @example
+ * ```ts
+ * const task = run(runtime, async () => 1)
+ * if (task.state === 'queued') console.log('waiting for a slot')
+ * ```
+ */
+export type TaskState =
+  | 'idle'
+  | 'parked:shaper'
+  | 'parked:coordinator'
+  | 'parked:dependencies'
+  | 'queued'
+  | 'running'
+  | 'parked:retry'
+  | 'success'
+  | 'error'
+  | 'cancelled'
+
+/**
+ * The three states a task ends in.
+ *
+ * @example
+ * ```ts
+ * const done: TerminalState = 'success'
+ * ```
+ */
+export type TerminalState = 'success' | 'error' | 'cancelled'
+
+/**
+ * Why a task was cancelled. Plugins may add their own reasons, hence the open
+ * `string & {}` member.
+ *
+ * @example
+ * ```ts
+ * if (task.cancelReason === 'dedupe') console.log('merged into a peer')
+ * ```
+ */
+export type CancelReason =
+  | 'abort'
+  | 'dedupe'
+  | 'exhaust-dropped'
+  | 'orphaned-intent'
+  | 'superseded'
+  | 'dependency'
+  | 'parent'
+  | 'shutdown'
+  | 'overflow'
+  | (string & {})
 
 /**
  * The work a task runs: receives a {@link TaskContext}, returns a value or a
@@ -70,8 +123,9 @@ export interface RetryPolicy {
 /**
  * Limits in ms, each optional; a plain number as `timeout` is the `attempt`
  * limit. Each one that fires ends in a `TimeoutError` whose `phase` names
- * it. `0` is allowed (it fires on the next timer turn); negative, `NaN` and
- * infinite limits are a `RangeError` at `run()`.
+ * it. A limit must be a finite number of ms above 0: `0` (which would fail
+ * every task before it runs), negative, `NaN` and infinite limits are a
+ * `RangeError` at `run()`.
  *
  * @example
  * ```ts
@@ -163,22 +217,66 @@ export interface Task<T> extends PromiseLike<T> {
   readonly attempt: number
   /** What the caller receives; a coordinator may substitute it (e.g. a peer's promise). */
   readonly promise: Promise<T>
-  /** Cancels with reason `abort`; a no-op on a terminal task. */
+  /**
+   * Cancels with reason `abort`; a no-op on a terminal task. Takes no
+   * argument (one is refused with a `TypeError`): to say why, cancel
+   * through `RunOptions.signal`, whose abort reason becomes the error's cause.
+   */
   cancel(): void
   catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R>
   finally(onFinally?: (() => void) | null): Promise<T>
 }
 
 /**
- * How a task ended, as {@link settle} reports it. Never a rejection.
+ * A task runtime: the registry of live tasks, the backend with its slots, the
+ * clock and the event bus. A handle that exposes its `name` and nothing else
+ * (frozen; its state is private): use the free functions (`run`,
+ * `subscribe`, `cancelAll`, `shutdown`, `inspect`) on it. A runtime works
+ * only with the copy of the package that created it.
  *
  * @example
  * ```ts
- * const outcome: Outcome<number> = await settle(task)
- * if (outcome.status === 'success') console.log(outcome.value)
+ * const runtime: Runtime = createRuntime({ name: 'api', concurrency: 8 })
  * ```
  */
-export type Outcome<T> =
-  | { readonly status: 'success'; readonly value: T }
-  | { readonly status: 'error'; readonly error: unknown }
-  | { readonly status: 'cancelled'; readonly reason: CancelReason; readonly error: CancelledError }
+export interface Runtime {
+  readonly name: string
+}
+
+/**
+ * What counts as a key: strings, numbers, booleans, `null`, and arrays and
+ * plain objects of those.
+ *
+ * @example
+ * ```ts
+ * const key: Key = ['doc', 42, { draft: true }]
+ * ```
+ */
+export type Key =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly Key[]
+  | { readonly [field: string]: Key }
+
+/**
+ * `drain` lets parked and queued tasks run to the end; `cancel` cancels them
+ * (reason `shutdown`) and aborts running bodies.
+ *
+ * @example
+ * ```ts
+ * const mode: ShutdownMode = 'drain'
+ * ```
+ */
+export type ShutdownMode = 'drain' | 'cancel'
+
+/**
+ * Which timeout fired: one attempt, the whole task, or the wait in the queue.
+ *
+ * @example
+ * ```ts
+ * const phase: TimeoutPhase = 'attempt'
+ * ```
+ */
+export type TimeoutPhase = 'attempt' | 'total' | 'queue'
