@@ -383,7 +383,9 @@ describe('the web lab', () => {
     const last = await picker.locator('option').last().getAttribute('value')
     await picker.selectOption(last ?? '')
     await expect.poll(() => page.locator('vega-job-devtools [data-task-id]').count()).toBe(4)
-    expect(await page.locator('vega-job-devtools [data-count="cancelled"]').textContent()).toBe('3')
+    await expect
+      .poll(() => page.locator('vega-job-devtools [data-count="cancelled"]').textContent())
+      .toBe('3')
     await page.locator('#toggle-devtools').click()
     expect(await page.locator('vega-job-devtools').isVisible()).toBe(false)
   })

@@ -74,6 +74,10 @@ describe('a panel on a live runtime', () => {
     })
     expect(created).toBe(4)
     await expect.poll(() => rows(page).count()).toBe(created)
+    // The bridge flushes every 16 ms: wait for the last settlement to arrive.
+    await expect
+      .poll(() => page.locator('vega-job-devtools [data-count="success"]').textContent())
+      .toBe('1')
     const shown = await rowTexts(page)
     expect(shown.map((row) => row.id)).toEqual(['1', '2', '3', '4'])
     for (const [index, row] of shown.entries()) {
