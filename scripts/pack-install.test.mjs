@@ -169,6 +169,28 @@ test('@vega/job-otel with its peers core and @opentelemetry/api', () => {
   assert.equal(fromCjs, '42 string')
 })
 
+const panelScript = (load) => `${load}
+const panel = mountDevtools({ open: true })
+const server = await startDevtoolsServer({ port: 0 })
+console.log(panel.isOpen, server.relayUrl.startsWith('ws://127.0.0.1:'))
+await server.close()`
+
+test('@vega/job-devtools: the production entry and the standalone server, with the protocol', () => {
+  const { fromEsm, fromCjs } = consumer(
+    ['job-devtools-protocol', 'job-devtools'],
+    panelScript(
+      "import { mountDevtools } from '@vega/job-devtools/production'\nimport { startDevtoolsServer } from '@vega/job-devtools/server'",
+    ),
+    `(async () => {\n${panelScript(
+      "const { mountDevtools } = require('@vega/job-devtools/production')\nconst { startDevtoolsServer } = require('@vega/job-devtools/server')",
+    )}\n})()`,
+    // ws, the relay's one third-party dependency, may not be in npm's cache yet.
+    { offline: false },
+  )
+  assert.equal(fromEsm, 'false true')
+  assert.equal(fromCjs, 'false true')
+})
+
 /** The paths inside a tarball, without npm's leading `package/`. */
 function tarballFiles(dir) {
   return execFileSync('tar', ['-tzf', tarball(dir)], { encoding: 'utf8' })
@@ -190,6 +212,7 @@ const packageDirs = [
   'job-coordination',
   'job-scheduler',
   'job-devtools-protocol',
+  'job-devtools',
   'job',
   'job-redis',
   'job-otel',

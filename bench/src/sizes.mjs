@@ -6,7 +6,6 @@
 // package (`npm pack --dry-run`): both builds, types, source maps, README.
 
 import { execFileSync } from 'node:child_process'
-
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,53 +40,70 @@ function newest(dir) {
 export async function measureSizes() {
   const rows = []
   for (const dir of readdirSync(packagesDir).sort()) {
-    const manifest = join(packagesDir, dir, 'package.json')
-    if (!existsSync(manifest)) continue
-    const name = JSON.parse(readFileSync(manifest, 'utf8')).name
+    const manifestPath = join(packagesDir, dir, 'package.json')
+    if (!existsSync(manifestPath)) continue
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
     const entry = join(packagesDir, dir, 'dist', 'index.js')
     if (!existsSync(entry)) {
       rows.push({
-        package: name,
+        package: manifest.name,
         error: 'not built (pnpm turbo run build --filter=@vega/bench^...)',
       })
       continue
     }
-    const source = readFileSync(entry, 'utf8')
-    const minified = (await transform(source, { minify: true, format: 'esm', target: 'es2022' }))
-      .code
-    // Bundle with its @vega dependencies; anything else (none today) stays external.
-    const bundled = await build({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      minify: true,
-      format: 'esm',
-      target: 'es2022',
-      platform: 'neutral',
-      external: ['node:*'],
-      plugins: [
-        {
-          name: 'external-non-vega',
-          setup(b) {
-            b.onResolve({ filter: /^[^./]/ }, (args) =>
-              args.path.startsWith('@vega/') ? undefined : { path: args.path, external: true },
-            )
-          },
-        },
-      ],
-      logLevel: 'silent',
-    })
     const srcDir = join(packagesDir, dir, 'src')
-    const stale = existsSync(srcDir) && newest(srcDir) > statSync(entry).mtimeMs
     rows.push({
-      package: name,
-      raw: Buffer.byteLength(source),
-      minified: Buffer.byteLength(minified),
-      minGzip: gz(minified),
-      bundledMinGzip: gz(bundled.outputFiles[0].text),
+      ...(await measureEntry(manifest.name, entry, srcDir)),
       ...packedSize(join(packagesDir, dir)),
-      stale,
     })
+    // A chunk the entry loads with import() (the devtools UI) is paid on
+    // first use, not at startup: its own row.
+    for (const [, chunk] of readFileSync(entry, 'utf8').matchAll(/import\('\.\/([^']+\.js)'\)/g)) {
+      const label = `${manifest.name} (${chunk.replace(/-[A-Z0-9]+\.js$/, '')} chunk, loaded by import())`
+      rows.push(await measureEntry(label, join(packagesDir, dir, 'dist', chunk), srcDir))
+    }
+    // Other browser-facing entries (`/production`); `/server` is Node-only.
+    for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
+      if (subpath !== './production' || typeof target?.import?.default !== 'string') continue
+      const file = join(packagesDir, dir, target.import.default)
+      rows.push(await measureEntry(`${manifest.name}${subpath.slice(1)}`, file, srcDir))
+    }
   }
   return rows
+}
+
+async function measureEntry(label, entry, srcDir) {
+  const source = readFileSync(entry, 'utf8')
+  const minified = (await transform(source, { minify: true, format: 'esm', target: 'es2022' })).code
+  // Bundle with its @vega dependencies; anything else stays external.
+  const bundled = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    platform: 'neutral',
+    external: ['node:*'],
+    plugins: [
+      {
+        name: 'external-non-vega',
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.path.startsWith('@vega/') ? undefined : { path: args.path, external: true },
+          )
+        },
+      },
+    ],
+    logLevel: 'silent',
+  })
+  const stale = existsSync(srcDir) && newest(srcDir) > statSync(entry).mtimeMs
+  return {
+    package: label,
+    raw: Buffer.byteLength(source),
+    minified: Buffer.byteLength(minified),
+    minGzip: gz(minified),
+    bundledMinGzip: gz(bundled.outputFiles[0].text),
+    stale,
+  }
 }

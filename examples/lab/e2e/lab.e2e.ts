@@ -374,6 +374,22 @@ describe('the web lab', () => {
     })
   })
 
+  it('the devtools panel (the Devtools button) shows each fire as a session, one lane per call', async () => {
+    await setDuration(50)
+    await pick('restart')
+    await fire('built-ins')
+    await page.locator('#toggle-devtools').click()
+    const picker = page.locator('vega-job-devtools select[data-session]')
+    const last = await picker.locator('option').last().getAttribute('value')
+    await picker.selectOption(last ?? '')
+    await expect.poll(() => page.locator('vega-job-devtools [data-task-id]').count()).toBe(4)
+    await expect
+      .poll(() => page.locator('vega-job-devtools [data-count="cancelled"]').textContent())
+      .toBe('3')
+    await page.locator('#toggle-devtools').click()
+    expect(await page.locator('vega-job-devtools').isVisible()).toBe(false)
+  })
+
   // The README's screenshot is tracked: it is rewritten only when asked
   // (`pnpm screenshots`, which sets SCREENSHOTS=1), so a test run leaves the
   // working tree as it found it.

@@ -1,3 +1,4 @@
+import { mountDevtools } from '@vega/job-devtools'
 import type { Envelope, Lane } from '@vega/job-devtools-protocol'
 import { explainStrategy } from '../src/explain.js'
 import { formatEvent, formatPromise } from '../src/report.js'
@@ -259,6 +260,23 @@ function legend(): HTMLElement {
   )
 }
 
+// The devtools panel (Ctrl+Shift+J, or the button): every fire is one more
+// session in it. The scenarios already read the runtime through the wire
+// protocol; their envelopes go on to the panel through a MessageChannel.
+const devtoolsChannel = new MessageChannel()
+const devtools = mountDevtools({ source: devtoolsChannel.port2, position: 'bottom' })
+const forwarded = new Map<string, number>()
+function forwardToDevtools(sessionId: string, envelopes: readonly Envelope[]): void {
+  const sent = forwarded.get(sessionId) ?? 0
+  if (envelopes.length <= sent) return
+  devtoolsChannel.port1.postMessage(envelopes.slice(sent))
+  forwarded.set(sessionId, envelopes.length)
+}
+byId<HTMLButtonElement>('toggle-devtools').addEventListener('click', () => {
+  if (devtools.isOpen) devtools.close()
+  else devtools.open()
+})
+
 async function fire(
   view: FigureView,
   button: HTMLButtonElement,
@@ -272,7 +290,10 @@ async function fire(
       strategy: spec,
       calls: CALLS,
       duration,
-      onUpdate: (live) => view.update(live),
+      onUpdate: (live) => {
+        view.update(live)
+        forwardToDevtools(live.sessionId, live.envelopes)
+      },
     })
     view.finish(result.elapsedMs)
   } catch (error) {

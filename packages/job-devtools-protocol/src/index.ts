@@ -74,6 +74,12 @@ export {
   parseNdjson,
   parseNdjsonLine,
 } from './transports/ndjson.js'
+export {
+  createWebSocketTransport,
+  type WebSocketConstructor,
+  type WebSocketLike,
+  type WebSocketTransportOptions,
+} from './transports/websocket.js'
 export { PROTOCOL_NAME, PROTOCOL_VERSION } from './version.js'
 export type {
   UnserializableKind,

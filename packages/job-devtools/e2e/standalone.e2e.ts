@@ -1,0 +1,70 @@
+// `vega-job-devtools`: the built server's page in Debian's Chromium, with two
+// Node processes connected to its relay. Nothing is fetched from the network.
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DevtoolsServer } from '../src/server.js'
+import { startProducer } from '../test/support/producers.js'
+import { launchChromium, saveScreenshot } from './support/browser.js'
+
+let server: DevtoolsServer
+let browser: Browser
+let page: Page
+const pageErrors: string[] = []
+const offline: string[] = []
+
+beforeAll(async () => {
+  // The built entry, as `pnpm devtools` runs it.
+  const { startDevtoolsServer } = (await import(
+    new URL('../dist/server.js', import.meta.url).href
+  )) as typeof import('../src/server.js')
+  server = await startDevtoolsServer({ port: 0 })
+  browser = await launchChromium()
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  await page.route('**/*', (route) => {
+    const url = route.request().url()
+    if (new URL(url).hostname === '127.0.0.1') return route.continue()
+    offline.push(url)
+    return route.abort()
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+  expect(pageErrors).toEqual([])
+  expect(offline).toEqual([])
+})
+
+describe('the standalone panel', () => {
+  it('shows two Node processes as two sessions, side by side in the picker', async () => {
+    await page.goto(server.url)
+    await expect
+      .poll(() =>
+        page.locator('vega-job-devtools [data-connection]').getAttribute('data-connection'),
+      )
+      .toBe('connected')
+    const first = startProducer(server.relayUrl, 'worker-a', 3)
+    const second = startProducer(server.relayUrl, 'worker-b', 4)
+    await Promise.all([first.ran, second.ran])
+    const options = page.locator('vega-job-devtools select[data-session] option')
+    await expect.poll(() => options.count()).toBe(2)
+    const names = await options.allTextContents()
+    expect(names.map((name) => name.split(' · ')[0]).sort()).toEqual(['worker-a', 'worker-b'])
+    const picker = page.locator('vega-job-devtools select[data-session]')
+    for (const [runtime, calls] of [
+      ['worker-a', 3],
+      ['worker-b', 4],
+    ] as const) {
+      const value = await options.filter({ hasText: runtime }).first().getAttribute('value')
+      await picker.selectOption(value ?? '')
+      await expect.poll(() => page.locator('vega-job-devtools [data-task-id]').count()).toBe(calls)
+      await expect
+        .poll(() => page.locator('vega-job-devtools [data-count="success"]').textContent())
+        .toBe(String(calls))
+    }
+    await saveScreenshot(page, 'standalone')
+    expect(await first.stop()).toBe(0)
+    expect(await second.stop()).toBe(0)
+  })
+})

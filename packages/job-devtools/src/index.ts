@@ -1,0 +1,12 @@
+export { DEVTOOLS_TAG_NAME, defineDevtoolsElement } from './element.js'
+export { mountDevtools } from './mount.js'
+export type {
+  DevtoolsOptions,
+  DevtoolsPanel,
+  DevtoolsPosition,
+  DevtoolsSource,
+  LoadError,
+  LoadResult,
+  RecordMode,
+  Retention,
+} from './options.js'

@@ -1,0 +1,21 @@
+interface ElementOptions {
+  readonly className?: string
+  readonly text?: string
+  readonly dataset?: Readonly<Record<string, string>>
+  readonly attrs?: Readonly<Record<string, string>>
+}
+
+/** Creates an element with text set as text (never parsed as HTML). */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  options: ElementOptions = {},
+  children: ReadonlyArray<Node | string> = [],
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag)
+  if (options.className !== undefined) node.className = options.className
+  if (options.text !== undefined) node.textContent = options.text
+  for (const [key, value] of Object.entries(options.dataset ?? {})) node.dataset[key] = value
+  for (const [key, value] of Object.entries(options.attrs ?? {})) node.setAttribute(key, value)
+  node.append(...children)
+  return node
+}

@@ -1,0 +1,302 @@
+import { type Lane, lanes, type TaskTimeline } from '@vega/job-devtools-protocol'
+import type { PanelSession } from '../internal/model.js'
+import { el } from './dom.js'
+
+export const ROW_HEIGHT = 20
+const LABEL_WIDTH = 220
+
+const STATE_COLORS: Readonly<Record<string, string>> = {
+  idle: '#5b6273',
+  queued: '#d9a441',
+  parked: '#9b7be0',
+  running: '#4b8ff0',
+  success: '#3fbf7f',
+  error: '#e5534b',
+  cancelled: '#8b93a6',
+}
+const MARK_COLORS: Readonly<Record<string, string>> = {
+  retry: '#ff9f43',
+  reuse: '#6ad1ff',
+  restart: '#ff6b6b',
+  queued: '#d9a441',
+  'orphaned-intent': '#ff6bd6',
+  lost: '#ffd24d',
+  exited: '#c0c6d4',
+  abandoned: '#ff8f8f',
+}
+
+/** What the lanes draw in one frame. */
+export interface LanesFrame {
+  readonly session: PanelSession
+  readonly rows: readonly TaskTimeline[]
+  readonly selected: number | undefined
+  readonly showKey: boolean
+}
+
+/**
+ * One row per task: the label column is DOM (only the visible rows exist,
+ * each with `data-task-id`, its label and state as text), the segments are
+ * drawn on a canvas, only for the visible rows and the visible time window.
+ */
+export class LanesView {
+  readonly element: HTMLDivElement
+  /** `undefined`: fit the whole session; else the window's width in ms. */
+  span: number | undefined
+  follow = true
+  private end = 0
+  private readonly viewport: HTMLDivElement
+  private readonly labels: HTMLDivElement
+  private readonly canvas: HTMLCanvasElement
+  private readonly spacer: HTMLDivElement
+  private readonly pool: HTMLDivElement[] = []
+  private readonly laneCache = new WeakMap<TaskTimeline, Lane>()
+  private hatch: CanvasPattern | null | undefined
+  private last: { frame: LanesFrame; t0: number; span: number; first: number } | undefined
+  private drag: { x: number; end: number; moved: boolean } | undefined
+
+  constructor(
+    private readonly onSelect: (taskId: number) => void,
+    private readonly onChange: () => void,
+  ) {
+    this.labels = el('div', { className: 'labels' })
+    this.canvas = el('canvas', { dataset: { lanesCanvas: '' } })
+    this.viewport = el('div', { className: 'viewport' }, [this.labels, this.canvas])
+    this.spacer = el('div')
+    this.element = el('div', { className: 'lanes', dataset: { lanes: '' } }, [
+      this.viewport,
+      this.spacer,
+    ])
+    this.element.addEventListener('scroll', () => this.onChange(), { passive: true })
+    this.canvas.addEventListener('pointerdown', (event) => {
+      this.drag = { x: event.clientX, end: this.currentEnd(), moved: false }
+      this.canvas.setPointerCapture(event.pointerId)
+    })
+    this.canvas.addEventListener('pointermove', (event) => {
+      if (this.drag === undefined || this.last === undefined) return
+      const dx = event.clientX - this.drag.x
+      if (Math.abs(dx) < 3 && !this.drag.moved) return
+      this.drag.moved = true
+      this.follow = false
+      this.end = this.drag.end - (dx / Math.max(1, this.canvas.clientWidth)) * this.last.span
+      this.onChange()
+    })
+    this.canvas.addEventListener('pointerup', (event) => {
+      const drag = this.drag
+      this.drag = undefined
+      if (drag === undefined || drag.moved || this.last === undefined) return
+      const y = event.clientY - this.canvas.getBoundingClientRect().top
+      const row = this.last.frame.rows[this.last.first + Math.floor(y / ROW_HEIGHT)]
+      if (row !== undefined) this.onSelect(row.id)
+    })
+    this.canvas.addEventListener(
+      'wheel',
+      (event) => {
+        if (!event.ctrlKey && !event.metaKey) return
+        event.preventDefault()
+        this.zoom(event.deltaY > 0 ? 2 : 0.5)
+      },
+      { passive: false },
+    )
+  }
+
+  /** Multiplies the visible time window (0.5 zooms in). */
+  zoom(factor: number): void {
+    const span = this.span ?? this.last?.span ?? 1000
+    this.span = Math.min(24 * 3600_000, Math.max(1, span * factor))
+    this.onChange()
+  }
+
+  /** Scrolls so that row `index` is visible. */
+  reveal(index: number): void {
+    const top = index * ROW_HEIGHT
+    const height = this.element.clientHeight
+    if (top < this.element.scrollTop) this.element.scrollTop = top
+    else if (top + ROW_HEIGHT > this.element.scrollTop + height) {
+      this.element.scrollTop = top + ROW_HEIGHT - height
+    }
+  }
+
+  /** Shows no rows (no session yet, or after clear). */
+  clear(): void {
+    this.last = undefined
+    this.spacer.style.height = '0px'
+    for (const row of this.pool) {
+      row.hidden = true
+      row.removeAttribute('data-task-id')
+    }
+    this.canvas.getContext('2d')?.clearRect(0, 0, this.canvas.width, this.canvas.height)
+  }
+
+  render(frame: LanesFrame): void {
+    const height = Math.max(ROW_HEIGHT, this.element.clientHeight)
+    const width = Math.max(1, this.element.clientWidth - LABEL_WIDTH)
+    this.viewport.style.height = `${height}px`
+    this.spacer.style.height = `${Math.max(0, frame.rows.length * ROW_HEIGHT - height)}px`
+    const scrollTop = this.element.scrollTop
+    const first = Math.floor(scrollTop / ROW_HEIGHT)
+    const offset = -(scrollTop % ROW_HEIGHT)
+    const count = Math.min(frame.rows.length - first, Math.ceil(height / ROW_HEIGHT) + 1)
+    const visible = frame.rows.slice(first, first + Math.max(0, count))
+    this.renderLabels(frame, visible, offset)
+
+    const meta = frame.session.held.meta
+    const now = this.follow ? meta.lastTs : this.end
+    const span = this.span ?? Math.min(60_000, Math.max(20, (now - frame.session.firstTs) * 1.1))
+    const t0 = now + span * 0.04 - span
+    this.last = { frame, t0, span, first }
+    this.drawCanvas(frame, visible, offset, width, height, t0, span, meta.lastTs)
+  }
+
+  private currentEnd(): number {
+    if (this.last === undefined) return this.end
+    return this.follow ? this.last.frame.session.held.meta.lastTs : this.end
+  }
+
+  private renderLabels(frame: LanesFrame, visible: readonly TaskTimeline[], offset: number): void {
+    while (this.pool.length < visible.length) {
+      const row = el('div', { className: 'row' }, [
+        el('span', { className: 'id' }),
+        el('span', { className: 'label' }),
+        el('span', { className: 'state' }),
+      ])
+      row.addEventListener('click', () => this.onSelect(Number(row.dataset.taskId)))
+      this.pool.push(row)
+      this.labels.append(row)
+    }
+    this.pool.forEach((row, index) => {
+      const task = visible[index]
+      if (task === undefined) {
+        row.hidden = true
+        row.removeAttribute('data-task-id')
+        return
+      }
+      row.hidden = false
+      row.style.top = `${offset + index * ROW_HEIGHT}px`
+      row.dataset.taskId = String(task.id)
+      row.dataset.state = task.state
+      row.classList.toggle('selected', task.id === frame.selected)
+      const [id, label, state] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement]
+      setText(id, `#${task.id}`)
+      const name = task.label ?? task.key ?? '(no label)'
+      setText(label, frame.showKey && task.key !== undefined ? `${name} · ${task.key}` : name)
+      setText(state, task.lost === true ? `${task.state} (lost)` : task.state)
+    })
+  }
+
+  private lanesOf(frame: LanesFrame, tasks: readonly TaskTimeline[]): Lane[] {
+    const missing = tasks.filter((task) => !this.laneCache.has(task))
+    if (missing.length > 0) {
+      const { meta } = frame.session.held
+      const state = {
+        sessions: {
+          [meta.sid]: {
+            ...meta,
+            tasks: Object.fromEntries(missing.map((task) => [String(task.id), task])),
+            taskOrder: missing.map((task) => task.id),
+          },
+        },
+        sessionOrder: [meta.sid],
+        rejected: 0,
+      }
+      lanes(state, meta.sid).forEach((lane, index) => {
+        this.laneCache.set(missing[index] as TaskTimeline, lane)
+      })
+    }
+    return tasks.map((task) => this.laneCache.get(task) as Lane)
+  }
+
+  private drawCanvas(
+    frame: LanesFrame,
+    visible: readonly TaskTimeline[],
+    offset: number,
+    width: number,
+    height: number,
+    t0: number,
+    span: number,
+    now: number,
+  ): void {
+    const ratio = globalThis.devicePixelRatio || 1
+    if (this.canvas.width !== Math.round(width * ratio))
+      this.canvas.width = Math.round(width * ratio)
+    if (this.canvas.height !== Math.round(height * ratio)) {
+      this.canvas.height = Math.round(height * ratio)
+    }
+    this.canvas.style.height = `${height}px`
+    const ctx = this.canvas.getContext('2d')
+    if (ctx === null) return
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0)
+    ctx.clearRect(0, 0, width, height)
+    const x = (ts: number): number => ((ts - t0) / span) * width
+    ctx.font = '10px ui-sans-serif, system-ui, sans-serif'
+    ctx.textBaseline = 'middle'
+    this.lanesOf(frame, visible).forEach((lane, index) => {
+      const top = offset + index * ROW_HEIGHT
+      if (lane.taskId === frame.selected) {
+        ctx.fillStyle = '#2b3a55'
+        ctx.fillRect(0, top, width, ROW_HEIGHT)
+      }
+      const y = top + 4
+      const h = ROW_HEIGHT - 8
+      for (const segment of lane.segments) {
+        const from = x(segment.fromTs)
+        const to = x(segment.toTs ?? now)
+        if (to < 0 || from > width) continue
+        ctx.fillStyle = STATE_COLORS[segment.state] ?? '#777'
+        ctx.fillRect(from, y, Math.max(2, to - from), h)
+        if (segment.state === 'parked') {
+          ctx.fillStyle = this.hatchPattern(ctx) ?? '#00000055'
+          ctx.fillRect(from, y, Math.max(2, to - from), h)
+        }
+      }
+      if (lane.end !== undefined) {
+        const at = x(lane.end.ts)
+        if (at >= -4 && at <= width) {
+          ctx.fillStyle = STATE_COLORS[lane.end.state] ?? '#777'
+          ctx.fillRect(at - 1, top + 2, 4, ROW_HEIGHT - 4)
+          if (lane.end.state === 'cancelled' && lane.end.reason !== undefined) {
+            ctx.fillStyle = '#c0c6d4'
+            ctx.fillText(`✕ ${lane.end.reason}`, at + 6, top + ROW_HEIGHT / 2)
+          }
+        }
+      }
+      for (const mark of lane.marks) {
+        const at = x(mark.ts)
+        if (at < -4 || at > width + 4) continue
+        ctx.fillStyle = MARK_COLORS[mark.kind] ?? '#fff'
+        ctx.beginPath()
+        if (mark.kind === 'restart') {
+          ctx.moveTo(at, top + 2)
+          ctx.lineTo(at + 5, top + ROW_HEIGHT - 3)
+          ctx.lineTo(at - 5, top + ROW_HEIGHT - 3)
+        } else if (mark.kind === 'retry') {
+          ctx.rect(at - 1, top + 1, 2, ROW_HEIGHT - 2)
+        } else {
+          ctx.arc(at, top + ROW_HEIGHT / 2, 3, 0, Math.PI * 2)
+        }
+        ctx.fill()
+      }
+    })
+  }
+
+  private hatchPattern(ctx: CanvasRenderingContext2D): CanvasPattern | null {
+    if (this.hatch !== undefined) return this.hatch
+    const tile = document.createElement('canvas')
+    tile.width = 6
+    tile.height = 6
+    const t = tile.getContext('2d')
+    if (t !== null) {
+      t.strokeStyle = 'rgba(0,0,0,0.45)'
+      t.lineWidth = 2
+      t.beginPath()
+      t.moveTo(0, 6)
+      t.lineTo(6, 0)
+      t.stroke()
+    }
+    this.hatch = ctx.createPattern(tile, 'repeat')
+    return this.hatch
+  }
+}
+
+function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) node.textContent = text
+}

@@ -1,0 +1,303 @@
+import { formatNdjson } from '@vega/job-devtools-protocol'
+import { type Grouping, type RowFilter, TERMINAL_STATES } from '../internal/model.js'
+import type { PanelHost, PanelView } from '../internal/view-contract.js'
+import { DetailsView } from './details.js'
+import { el } from './dom.js'
+import { LanesView } from './lanes.js'
+import { LogView } from './log.js'
+import { PANEL_CSS } from './styles.js'
+
+const LIVE_STATES = ['queued', 'parked', 'running']
+const STATE_FILTERS = ['', 'idle', 'queued', 'parked', 'running', 'success', 'error', 'cancelled']
+const SETTLED_AGE: ReadonlyArray<[string, string]> = [
+  ['', 'show all settled'],
+  ['1000', 'hide settled > 1 s'],
+  ['10000', 'hide settled > 10 s'],
+  ['60000', 'hide settled > 60 s'],
+]
+
+/**
+ * Builds the panel inside the host's shadow root. Loaded with `import()` on
+ * the first open; `render()` runs at most once per animation frame, only
+ * while the panel is open, and skips what did not change.
+ *
+ * @example
+ * ```ts fragment
+ * const view = createView(host)
+ * view.render()
+ * ```
+ */
+export function createView(host: PanelHost): PanelView {
+  const { model } = host
+  let selectedSession: string | undefined
+  let selectedTask: number | undefined
+  let paused = false
+  let filter: RowFilter = {}
+  let grouping: Grouping = 'none'
+  let drawnRevision = -1
+  let uiDirty = true
+  const touch = (): void => {
+    uiDirty = true
+    host.invalidate()
+  }
+
+  const select = (taskId: number): void => {
+    selectedTask = taskId
+    const session = selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+    if (session !== undefined) {
+      const index = model.rows(session.key, filter, grouping).findIndex((row) => row.id === taskId)
+      if (index >= 0) lanesView.reveal(index)
+    }
+    touch()
+  }
+
+  const lanesView = new LanesView(select, touch)
+  const logView = new LogView(select, touch)
+  const detailsView = new DetailsView(select)
+
+  const sessionPicker = el('select', { dataset: { session: '' }, attrs: { title: 'session' } })
+  sessionPicker.addEventListener('change', () => {
+    selectedSession = sessionPicker.value
+    selectedTask = undefined
+    touch()
+  })
+  const connection = el('span', { className: 'conn', dataset: { connection: 'none' } })
+  const pause = el('button', { text: 'pause', dataset: { action: 'pause' } })
+  pause.addEventListener('click', () => {
+    paused = !paused
+    pause.textContent = paused ? 'resume' : 'pause'
+    touch()
+  })
+  const clear = el('button', { text: 'clear', dataset: { action: 'clear' } })
+  clear.addEventListener('click', () => {
+    model.clear()
+    selectedSession = undefined
+    selectedTask = undefined
+    touch()
+  })
+  const exportButton = el('button', { text: 'export NDJSON', dataset: { action: 'export' } })
+  exportButton.addEventListener('click', () => {
+    const session = selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+    if (session === undefined) return
+    const url = URL.createObjectURL(
+      new Blob([formatNdjson(session.log.toArray())], { type: 'application/x-ndjson' }),
+    )
+    const link = el('a', { attrs: { href: url, download: `${session.held.meta.sid}.ndjson` } })
+    link.click()
+    setTimeout(() => URL.revokeObjectURL(url), 0)
+  })
+  const fileInput = el('input', {
+    dataset: { loadFile: '' },
+    attrs: { type: 'file', accept: '.ndjson,.jsonl,.json,.txt', title: 'load an NDJSON recording' },
+  })
+  const loadFiles = async (files: FileList | null | undefined): Promise<void> => {
+    for (const file of Array.from(files ?? [])) host.load(await file.text())
+    touch()
+  }
+  fileInput.addEventListener('change', () => void loadFiles(fileInput.files))
+  const snapshot = el('button', { text: 'resync', dataset: { action: 'snapshot' } })
+  snapshot.addEventListener('click', () => host.requestSnapshot())
+
+  const gapBanner = el('div', { className: 'banner', dataset: { gap: '' } })
+  const loadBanner = el('div', { className: 'banner error', dataset: { loadErrors: '' } })
+  gapBanner.hidden = true
+  loadBanner.hidden = true
+
+  const countCells = new Map<string, HTMLElement>()
+  const counts = el('div', { className: 'counts', dataset: { counts: '' } })
+  const addCount = (state: string): HTMLElement => {
+    const cell = el('b', { text: '0', dataset: { count: state } })
+    counts.append(el('span', { className: 'count' }, [state, cell]))
+    countCells.set(state, cell)
+    return cell
+  }
+  for (const state of [...LIVE_STATES, ...TERMINAL_STATES]) addCount(state)
+  const throughput = addCount('per-second')
+
+  const textInput = (name: string, placeholder: string): HTMLInputElement => {
+    const input = el('input', { dataset: { filter: name }, attrs: { type: 'search', placeholder } })
+    input.addEventListener('input', () => {
+      filter = { ...filter, [name]: input.value === '' ? undefined : input.value }
+      touch()
+    })
+    return input
+  }
+  const stateFilter = el(
+    'select',
+    { dataset: { filter: 'state' } },
+    STATE_FILTERS.map((state) =>
+      el('option', { text: state === '' ? 'any state' : state, attrs: { value: state } }),
+    ),
+  )
+  stateFilter.addEventListener('change', () => {
+    const { states: _states, ...rest } = filter
+    filter = stateFilter.value === '' ? rest : { ...rest, states: [stateFilter.value] }
+    touch()
+  })
+  const ageFilter = el(
+    'select',
+    { dataset: { filter: 'settled-age' } },
+    SETTLED_AGE.map(([value, text]) => el('option', { text, attrs: { value } })),
+  )
+  ageFilter.addEventListener('change', () => {
+    const { hideSettledOlderThanMs: _age, ...rest } = filter
+    filter =
+      ageFilter.value === '' ? rest : { ...rest, hideSettledOlderThanMs: Number(ageFilter.value) }
+    touch()
+  })
+  const groupingPicker = el(
+    'select',
+    { dataset: { grouping: '' } },
+    (['none', 'key', 'label'] as const).map((value) =>
+      el('option', {
+        text: value === 'none' ? 'no grouping' : `group by ${value}`,
+        attrs: { value },
+      }),
+    ),
+  )
+  groupingPicker.addEventListener('change', () => {
+    grouping = groupingPicker.value as Grouping
+    touch()
+  })
+  const zoomIn = el('button', {
+    text: '+',
+    dataset: { action: 'zoom-in' },
+    attrs: { title: 'zoom in' },
+  })
+  zoomIn.addEventListener('click', () => lanesView.zoom(0.5))
+  const zoomOut = el('button', {
+    text: '−',
+    dataset: { action: 'zoom-out' },
+    attrs: { title: 'zoom out' },
+  })
+  zoomOut.addEventListener('click', () => lanesView.zoom(2))
+  const follow = el('button', { text: 'follow now', dataset: { action: 'follow' } })
+  follow.addEventListener('click', () => {
+    lanesView.follow = true
+    lanesView.span = undefined
+    touch()
+  })
+
+  const root = el('div', { className: 'root', dataset: { panel: '' } }, [
+    el('header', {}, [
+      el('strong', { text: '@vega/job devtools' }),
+      sessionPicker,
+      connection,
+      pause,
+      clear,
+      exportButton,
+      snapshot,
+      fileInput,
+    ]),
+    gapBanner,
+    loadBanner,
+    counts,
+    el('div', { className: 'filters' }, [
+      textInput('key', 'key'),
+      textInput('label', 'label'),
+      stateFilter,
+      textInput('text', 'search'),
+      ageFilter,
+      groupingPicker,
+      zoomIn,
+      zoomOut,
+      follow,
+    ]),
+    el('div', { className: 'main' }, [
+      lanesView.element,
+      el('div', { className: 'side' }, [detailsView.element, logView.element]),
+    ]),
+  ])
+  root.addEventListener('dragover', (event) => {
+    event.preventDefault()
+    root.classList.add('dragging')
+  })
+  root.addEventListener('dragleave', () => root.classList.remove('dragging'))
+  root.addEventListener('drop', (event) => {
+    event.preventDefault()
+    root.classList.remove('dragging')
+    void loadFiles(event.dataTransfer?.files)
+  })
+  const style = el('style', { text: PANEL_CSS })
+  host.shadow.append(style, root)
+
+  const renderHeader = (): void => {
+    const keys = [...model.sessions.keys()]
+    const preferred = host.takePreferredSession()
+    if (preferred !== undefined && model.sessions.has(preferred)) selectedSession = preferred
+    if (selectedSession === undefined || !model.sessions.has(selectedSession)) {
+      selectedSession = keys[0]
+    }
+    while (sessionPicker.options.length > keys.length) sessionPicker.lastElementChild?.remove()
+    keys.forEach((key, index) => {
+      const session = model.sessions.get(key)
+      if (session === undefined) return
+      const meta = session.held.meta
+      const lost = model.lostInGaps(key)
+      const text = `${meta.src.runtime} · ${meta.sid}${session.origin === 'recording' ? ' · recording' : ''}${lost > 0 ? ` · gaps ${lost}` : ''}`
+      let option = sessionPicker.options[index]
+      if (option === undefined) {
+        option = el('option')
+        sessionPicker.append(option)
+      }
+      if (option.value !== key) option.value = key
+      if (option.textContent !== text) option.textContent = text
+    })
+    if (selectedSession !== undefined) sessionPicker.value = selectedSession
+    const state = host.connectionState()
+    connection.dataset.connection = state
+    connection.textContent = paused ? `${state} · paused` : state
+    const lastLoad = host.lastLoad()
+    loadBanner.hidden = lastLoad === undefined || lastLoad.errors.length === 0
+    if (lastLoad !== undefined && lastLoad.errors.length > 0) {
+      loadBanner.textContent = `Recording: kept ${lastLoad.envelopes} envelopes; could not read ${lastLoad.errors
+        .map((error) => `line ${error.line} (${error.message})`)
+        .join('; ')}`
+    }
+  }
+
+  return {
+    render() {
+      if (!uiDirty && drawnRevision === model.revision) return
+      if (paused && !uiDirty) return
+      uiDirty = false
+      drawnRevision = model.revision
+      renderHeader()
+      const session =
+        selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+      if (session === undefined) {
+        gapBanner.hidden = true
+        for (const cell of countCells.values()) cell.textContent = '0'
+        lanesView.clear()
+        return
+      }
+      const lost = model.lostInGaps(session.key)
+      const parts: string[] = []
+      if (lost > 0) parts.push(`${lost} events lost in gaps`)
+      if (session.trimmedTasks > 0) parts.push(`${session.trimmedTasks} tasks trimmed by retention`)
+      if (session.log.trimmed > 0)
+        parts.push(`${session.log.trimmed} older events dropped from the log`)
+      gapBanner.hidden = parts.length === 0
+      gapBanner.dataset.gap = String(lost)
+      gapBanner.dataset.trimmed = String(session.trimmedTasks)
+      gapBanner.textContent = parts.length === 0 ? '' : `⚠ ${parts.join(' · ')}`
+      const live = model.liveCounts(session.key)
+      for (const state of LIVE_STATES) setCount(countCells.get(state), live[state] ?? 0)
+      for (const state of TERMINAL_STATES)
+        setCount(countCells.get(state), session.settled[state] ?? 0)
+      setCount(throughput, model.throughput(session.key))
+      const rows = model.rows(session.key, filter, grouping)
+      lanesView.render({ session, rows, selected: selectedTask, showKey: grouping === 'key' })
+      logView.render(session, selectedTask)
+      detailsView.render(session, selectedTask)
+    },
+    destroy() {
+      style.remove()
+      root.remove()
+    },
+  }
+}
+
+function setCount(cell: HTMLElement | undefined, value: number): void {
+  if (cell !== undefined && cell.textContent !== String(value)) cell.textContent = String(value)
+}
