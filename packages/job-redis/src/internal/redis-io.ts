@@ -273,10 +273,12 @@ export class RedisIO {
     })
   }
 
-  /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). */
-  renew(hash: string, id: string, single: boolean): Promise<boolean> {
-    const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0']
-    return this.bounded('renew', () => scripts.renew.run(this.redis, 1, args, isOne))
+  /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). `runId`: the granting server's. */
+  renew(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
+    const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0', runId]
+    return this.bounded('renew', () =>
+      scripts.renew.run(this.redis, 1, args, (r) => r as -1 | 0 | 1),
+    )
   }
 
   assert(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {

@@ -159,9 +159,16 @@ keep_for(wexp, lease)
 return {0, rank, unpack(superseded)}
 `
 
-/** KEYS: holders (lock or set); ARGV: id, leaseMs, single ('1' / '0') → 1 renewed | 0 not the holder any more */
+/**
+ * KEYS: holders (lock or set); ARGV: id, leaseMs, single ('1' / '0'), runId
+ * → 1 renewed | 0 not the holder any more | -1 another Redis (restarted) granted it
+ *
+ * Checks the run_id as ASSERT does: a Redis restarted from a snapshot may
+ * still hold the lock, but never honours a grant of the server before it.
+ */
 const RENEW = `${PRELUDE}
 local holders, id, lease = KEYS[1], ARGV[1], tonumber(ARGV[2])
+if run_id() ~= ARGV[4] then return -1 end
 if ARGV[3] == '1' then
   if redis.call('GET', holders) ~= id then return 0 end
   redis.call('PEXPIRE', holders, lease)
