@@ -12,7 +12,8 @@ import type {
   SendReceipt,
 } from './bus-types.js'
 import { type Codec, jsonCodec } from './codec.js'
-import { bounded } from './internal/bus/bounded.js'
+import { RedisUnavailableError } from './errors.js'
+import { bounded } from './internal/bounded.js'
 import { BusConsumer } from './internal/bus/consumer.js'
 import { BusKeys } from './internal/bus/keys.js'
 import { resolveRetry } from './internal/bus/retry.js'
@@ -85,19 +86,28 @@ function checkAggregate(where: string, aggregate: unknown): string {
   return aggregate
 }
 
-/** Warns about errors a consumer recovers from, at most once per lease period per consumer. */
+/**
+ * Warns about errors a consumer recovers from, at most once per lease period
+ * per consumer and operation (`tick`, `read`, `claim`, `ack`, …): a Redis
+ * that stops answering shows every step it stopped, not only the first.
+ */
 function throttledWarning(leaseMs: number, id: string): (error: unknown) => void {
-  let last = Number.NEGATIVE_INFINITY
-  let muted = 0
+  const byOperation = new Map<string, { last: number; muted: number }>()
   return (error) => {
+    const operation = error instanceof RedisUnavailableError ? error.operation : 'other'
+    let entry = byOperation.get(operation)
+    if (entry === undefined) {
+      entry = { last: Number.NEGATIVE_INFINITY, muted: 0 }
+      byOperation.set(operation, entry)
+    }
     const now = performance.now()
-    if (now - last < leaseMs) {
-      muted++
+    if (now - entry.last < leaseMs) {
+      entry.muted++
       return
     }
-    last = now
-    const more = muted > 0 ? ` (${muted} more since the last warning)` : ''
-    muted = 0
+    entry.last = now
+    const more = entry.muted > 0 ? ` (${entry.muted} more since the last warning)` : ''
+    entry.muted = 0
     console.warn(`@vega/job-redis bus consumer ${id}: ${String(error)}${more}; it retries.`)
   }
 }

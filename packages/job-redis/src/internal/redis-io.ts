@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis'
 import { RedisUnavailableError } from '../errors.js'
+import { type Answer, boundedTo } from './bounded.js'
 import { scripts } from './scripts.js'
+
+export type { Answer }
 
 export type AcquireMode = 'queue' | 'latest' | 'try' | 'take' | 'lead'
 
@@ -15,18 +18,6 @@ export type AcquireReply =
   | { readonly kind: 'result'; readonly payload: string }
 
 export type ReleaseKind = 'plain' | 'wake' | 'result'
-
-/**
- * Who hears the end of one bounded round trip: exactly one of `answered` /
- * `failed`, and `late` for a success that came after the timeout. The hot
- * path (a grant, a release) hands its waiter or lease itself, so a call
- * allocates no promise and waits no extra microtask for it.
- */
-export interface Answer<T> {
-  answered(value: T): void
-  failed(error: unknown): void
-  late?(value: T): void
-}
 
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
@@ -79,34 +70,7 @@ export class RedisIO {
       queueMicrotask(() => to.failed(error))
       return
     }
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      to.failed(
-        new RedisUnavailableError(
-          `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
-          operation,
-        ),
-      )
-    }, this.connectTimeoutMs)
-    step().then(
-      (value) => {
-        clearTimeout(timer)
-        if (!timedOut) to.answered(value)
-        else to.late?.(value)
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        if (timedOut) return
-        to.failed(
-          new RedisUnavailableError(
-            `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
-            operation,
-            { cause: error },
-          ),
-        )
-      },
-    )
+    boundedTo(operation, this.connectTimeoutMs, step, to)
   }
 
   /** {@link send} as a promise, for the round trips off the hot path. */

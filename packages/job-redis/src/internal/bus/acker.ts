@@ -1,18 +1,26 @@
 import type { Redis } from 'ioredis'
+import { bounded } from '../bounded.js'
 import { GROUP } from './keys.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
+/**
+ * How an acknowledgement ended: counted, refused by the server (another
+ * owner holds the partition), or not confirmed (Redis failed or did not
+ * answer within connectTimeoutMs; the entry stays pending for the next owner).
+ */
+export type AckVerdict = 'acked' | 'refused' | 'unconfirmed'
+
 interface Batch {
   readonly ids: string[]
-  readonly waiters: ((ok: boolean) => void)[]
+  readonly waiters: ((verdict: AckVerdict) => void)[]
 }
 
 /**
  * Acknowledges handled entries in batches: every ack requested while one
  * round trip is in flight goes in the next, one script call for all
- * partitions. Each ack is fenced by its partition's token on the server;
- * the promise says whether it counted.
+ * partitions. Each ack is fenced by its partition's token on the server.
+ * Every round trip is bounded by connectTimeoutMs.
  */
 export class Acker {
   private pending = new Map<OwnedPartition, Batch>()
@@ -20,10 +28,11 @@ export class Acker {
 
   constructor(
     private readonly redis: Redis,
+    private readonly connectTimeoutMs: number,
     private readonly failed: (error: unknown) => void,
   ) {}
 
-  ack(partition: OwnedPartition, entryId: string): Promise<boolean> {
+  ack(partition: OwnedPartition, entryId: string): Promise<AckVerdict> {
     return new Promise((resolve) => {
       let batch = this.pending.get(partition)
       if (batch === undefined) {
@@ -51,18 +60,19 @@ export class Acker {
       args.push(partition.token, String(batch.ids.length), ...batch.ids)
       order.push(batch)
     }
-    busScripts.ack.run(this.redis, keys, args).then(
+    bounded('ack', this.connectTimeoutMs, () => busScripts.ack.run(this.redis, keys, args)).then(
       (reply) => {
         const flags = reply as number[]
         order.forEach((batch, index) => {
-          for (const resolve of batch.waiters) resolve(flags[index] === 1)
+          const verdict = flags[index] === 1 ? 'acked' : 'refused'
+          for (const resolve of batch.waiters) resolve(verdict)
         })
         this.next()
       },
       (error: unknown) => {
         // Not known to have counted: the entries stay pending for the next owner.
         this.failed(error)
-        for (const batch of order) for (const resolve of batch.waiters) resolve(false)
+        for (const batch of order) for (const resolve of batch.waiters) resolve('unconfirmed')
         this.next()
       },
     )
