@@ -1,4 +1,5 @@
 import { hostname } from 'node:os'
+import { assertKnownKeys } from '@vega/job-core'
 import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
 import type { Redis } from 'ioredis'
 import type {
@@ -112,6 +113,10 @@ function throttledWarning(leaseMs: number, id: string): (error: unknown) => void
   }
 }
 
+const BUS_OPTIONS = ['redis', 'prefix', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
+const CONSUME_OPTIONS = ['parallelism', 'retry']
+const RETRY_OPTIONS = ['attempts', 'delay', 'retryIf']
+
 let consumers = 0
 
 /**
@@ -152,12 +157,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
       `${where}: options must be an object such as { redis, prefix: 'vj', partitions: 64, leaseMs: 10_000 }.`,
     )
   }
-  const known = ['redis', 'prefix', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new TypeError(`${where}: unknown option '${key}'; the options are ${known.join(', ')}.`)
-    }
-  }
+  assertKnownKeys(where, options, BUS_OPTIONS)
   const redis = checkRedis(options.redis)
   const { prefix } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
@@ -250,11 +250,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     if (consumeOptions === null || typeof consumeOptions !== 'object') {
       throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
     }
-    for (const key of Object.keys(consumeOptions)) {
-      if (key !== 'parallelism' && key !== 'retry') {
-        throw new TypeError(`${at}: unknown option '${key}'; the options are parallelism, retry.`)
-      }
-    }
+    assertKnownKeys(at, consumeOptions, CONSUME_OPTIONS)
     const parallelism = checkInteger(at, 'parallelism', consumeOptions.parallelism ?? 16, 1, 10_000)
     const retryOption = consumeOptions.retry ?? 3
     let retry: ReturnType<typeof resolveRetry>
@@ -265,6 +261,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
         undefined,
       )
     } else if (retryOption !== null && typeof retryOption === 'object') {
+      assertKnownKeys(`${at} retry`, retryOption, RETRY_OPTIONS)
       const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
       const { delay, retryIf } = retryOption
       if (

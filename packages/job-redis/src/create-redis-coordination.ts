@@ -1,5 +1,5 @@
 import type { Coordinator } from '@vega/job-coordination'
-import type { Plugin } from '@vega/job-core'
+import { assertKnownKeys, type Plugin } from '@vega/job-core'
 import type { Redis } from 'ioredis'
 import { type Codec, jsonCodec } from './codec.js'
 import { Cluster } from './internal/cluster.js'
@@ -75,6 +75,9 @@ export interface RedisCoordination {
   inspect(): { waiters: number; leases: number; keys: number }
 }
 
+const COORDINATION_OPTIONS = ['redis', 'prefix', 'leaseMs', 'codec', 'connectTimeoutMs']
+const SERIALIZE_OPTIONS = ['concurrency', 'name']
+
 function fail(message: string): never {
   throw new TypeError(`createRedisCoordination(options): ${message}`)
 }
@@ -133,6 +136,7 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
   if (options === null || typeof options !== 'object') {
     fail("options must be an object such as { redis, prefix: 'vj', leaseMs: 10_000 }.")
   }
+  assertKnownKeys('createRedisCoordination(options)', options, COORDINATION_OPTIONS)
   const redis = checkRedis(options.redis)
   const { prefix, leaseMs } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
@@ -193,6 +197,7 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
         'cluster.createSerialize(options): options must be an object such as { concurrency: 2 }.',
       )
     }
+    assertKnownKeys('cluster.createSerialize(options)', serializeOptions, SERIALIZE_OPTIONS)
     const concurrency = serializeOptions.concurrency ?? 1
     if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(

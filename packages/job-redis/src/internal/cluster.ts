@@ -3,6 +3,7 @@ import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Redis } from 'ioredis'
 import type { Codec } from '../codec.js'
+import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
 import type { RedisIO } from './redis-io.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
@@ -55,7 +56,7 @@ export class Cluster implements WaiterRegistry {
 
   /** Releases on the wire (each settles within connectTimeoutMs), and who waits for there to be none. */
   private releasing = 0
-  private idleWaiters: (() => void)[] = []
+  private drained: Deferred<void> | undefined
 
   releaseStarted(): void {
     this.releasing++
@@ -63,15 +64,16 @@ export class Cluster implements WaiterRegistry {
 
   releaseDone(): void {
     if (--this.releasing > 0) return
-    const waiting = this.idleWaiters
-    this.idleWaiters = []
-    for (const resolve of waiting) resolve()
+    const drained = this.drained
+    this.drained = undefined
+    drained?.resolve()
   }
 
   /** Resolves once no release is on the wire (shutdown waits for them, so other processes go on at once). */
   idle(): Promise<void> {
     if (this.releasing === 0) return Promise.resolve()
-    return new Promise((resolve) => this.idleWaiters.push(resolve))
+    this.drained ??= deferred()
+    return this.drained.promise
   }
 
   /** Opens the subscriber connection (once); waiters poll on their floor until it is ready. */

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import { bounded } from '../bounded.js'
+import { type Deferred, deferred } from '../deferred.js'
 import { GROUP } from './keys.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
@@ -13,7 +14,7 @@ export type AckVerdict = 'acked' | 'refused' | 'unconfirmed'
 
 interface Batch {
   readonly ids: string[]
-  readonly waiters: ((verdict: AckVerdict) => void)[]
+  readonly verdict: Deferred<AckVerdict>
 }
 
 /**
@@ -33,20 +34,18 @@ export class Acker {
   ) {}
 
   ack(partition: OwnedPartition, entryId: string): Promise<AckVerdict> {
-    return new Promise((resolve) => {
-      let batch = this.pending.get(partition)
-      if (batch === undefined) {
-        batch = { ids: [], waiters: [] }
-        this.pending.set(partition, batch)
-      }
-      batch.ids.push(entryId)
-      batch.waiters.push(resolve)
-      if (!this.flushing) {
-        this.flushing = true
-        // One turn later: acks of handlers settling in the same turn share the trip.
-        setImmediate(this.flush)
-      }
-    })
+    let batch = this.pending.get(partition)
+    if (batch === undefined) {
+      batch = { ids: [], verdict: deferred() }
+      this.pending.set(partition, batch)
+    }
+    batch.ids.push(entryId)
+    if (!this.flushing) {
+      this.flushing = true
+      // One turn later: acks of handlers settling in the same turn share the trip.
+      setImmediate(this.flush)
+    }
+    return batch.verdict.promise
   }
 
   private readonly flush = (): void => {
@@ -64,15 +63,14 @@ export class Acker {
       (reply) => {
         const flags = reply as number[]
         order.forEach((batch, index) => {
-          const verdict = flags[index] === 1 ? 'acked' : 'refused'
-          for (const resolve of batch.waiters) resolve(verdict)
+          batch.verdict.resolve(flags[index] === 1 ? 'acked' : 'refused')
         })
         this.next()
       },
       (error: unknown) => {
         // Not known to have counted: the entries stay pending for the next owner.
         this.failed(error)
-        for (const batch of order) for (const resolve of batch.waiters) resolve('unconfirmed')
+        for (const batch of order) batch.verdict.resolve('unconfirmed')
         this.next()
       },
     )

@@ -1,3 +1,4 @@
+import { assertKnownKeys } from '@vega/job-core'
 import type {
   AggregateBusConsumer,
   ConsumerStats,
@@ -7,6 +8,7 @@ import type {
   StopReport,
 } from '../../bus-types.js'
 import { bounded, pause } from '../bounded.js'
+import { deferred } from '../deferred.js'
 import type { ConsumerConfig } from './config.js'
 import { Handling } from './handling.js'
 import { Membership } from './membership.js'
@@ -15,6 +17,8 @@ import { type RawEntry, Reader } from './reader.js'
 export type { ConsumerConfig } from './config.js'
 
 type Phase = 'running' | 'stopping' | 'stopped'
+
+const STOP_OPTIONS = ['mode', 'deadline']
 
 /**
  * A consumer: its {@link Membership} takes its share of the aggregate's
@@ -76,6 +80,7 @@ export class BusConsumer implements AggregateBusConsumer {
         "consumer.stop(options): options must be an object such as { mode: 'drain', deadline: 10_000 }.",
       )
     }
+    assertKnownKeys('consumer.stop(options)', options, STOP_OPTIONS)
     const mode = options.mode ?? 'drain'
     if (mode !== 'drain' && mode !== 'handover') {
       throw new TypeError(
@@ -150,23 +155,24 @@ export class BusConsumer implements AggregateBusConsumer {
     this.idle?.()
   }
 
+  /** Resolves `true` when the deadline passed first, `false` once the stop's mode has nothing left to wait for. */
   private whenIdle(mode: 'drain' | 'handover', deadline: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const done = (timedOut: boolean) => {
-        clearTimeout(timer)
-        this.idle = undefined
-        resolve(timedOut)
-      }
-      const timer = setTimeout(() => done(true), deadline)
-      this.idle = () => {
-        const settled =
-          mode === 'drain'
-            ? this.reader.outstanding === 0
-            : !this.membership.owned().some((p) => p.running > 0 || p.state === 'handover')
-        if (settled) done(false)
-      }
-      this.idle()
-    })
+    const timedOut = deferred<boolean>()
+    const done = (passed: boolean) => {
+      clearTimeout(timer)
+      this.idle = undefined
+      timedOut.resolve(passed)
+    }
+    const timer = setTimeout(() => done(true), deadline)
+    this.idle = () => {
+      const settled =
+        mode === 'drain'
+          ? this.reader.outstanding === 0
+          : !this.membership.owned().some((p) => p.running > 0 || p.state === 'handover')
+      if (settled) done(false)
+    }
+    this.idle()
+    return timedOut.promise
   }
 
   private async runStop(mode: 'drain' | 'handover', deadline: number): Promise<StopReport> {

@@ -223,15 +223,10 @@ export class Reader {
     }
   }
 
+  /** Waits blockMs, or until poked (a message settled below the high-water mark). */
   private sleep(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.blockMs)
-      timer.unref()
-      function done() {
-        clearTimeout(timer)
-        resolve()
-      }
-      this.sleeper = done
-    })
+    const wake = new AbortController()
+    this.sleeper = () => wake.abort()
+    return pause(this.blockMs, wake.signal)
   }
 }
