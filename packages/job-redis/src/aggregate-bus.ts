@@ -47,6 +47,11 @@ function checkRedis(redis: unknown): Redis {
       `${where}: redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`,
     )
   }
+  if (client.isCluster === true) {
+    throw new TypeError(
+      `${where}: redis is a Redis Cluster client; the aggregate bus runs on one primary (its tick balances every partition in one script). Pass a client of one primary: new Redis(url).`,
+    )
+  }
   if (client.status === 'end' || client.status === 'close') {
     throw new TypeError(
       `${where}: redis is a closed client (status '${client.status}'); pass an open one: quit() and disconnect() end a client for good.`,

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisAggregateBus, type RedisAggregateBusOptions } from '../src/index.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
@@ -63,6 +63,14 @@ describe('createRedisAggregateBus rejects bad options before touching Redis', ()
     )
     expect(send({ aggregate: 'sales.Order', id: 7, body: 1 })).toThrow(TypeError)
     expect(send({ aggregate: 'sales.Order', id: 'x', body: () => 1 })).toThrow(/cannot be encoded/)
+  })
+
+  it('refuses a Redis Cluster client, saying the bus runs on one primary', () => {
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true })
+    expect(make({ redis: cluster as never })).toThrow(
+      /redis is a Redis Cluster client; the aggregate bus runs on one primary/,
+    )
+    cluster.disconnect()
   })
 
   it('throws for bad consume and stop arguments', async () => {

@@ -44,7 +44,7 @@ describe('createRedisCoordination(options): bad options fail at once, naming wha
       }),
     ).toThrow(
       new TypeError(
-        'createRedisCoordination(options): redis is missing; pass an ioredis client: { redis: new Redis(url), … }.',
+        'createRedisCoordination(options): redis is missing; pass an ioredis client: { redis: new Redis(url), … } (or a new Cluster(nodes)).',
       ),
     )
   })

@@ -70,7 +70,7 @@ describe('a stale body', () => {
     const body = async (ctx: TaskContext) => {
       const granted = await fencingToken(ctx)
       // Another party takes the key: the next renewal finds someone else's lock.
-      await admin.set(`${prefix}:${granted.key}:lock`, 'someone-else', 'PX', 10_000)
+      await admin.set(`${prefix}:{${granted.key}}:lock`, 'someone-else', 'PX', 10_000)
       const reason = await aborted(ctx.signal)
       // The task has ended in error by now; the body goes on regardless.
       let token: Promise<FencingToken> | undefined
@@ -170,7 +170,7 @@ describe('two runtimes in one process', () => {
       if (++inside === 2) bothIn()
       await together
       const token = await fencingToken(ctx)
-      await admin.set(`${a.prefix}:${token.key}:lock`, 'someone-else', 'PX', 10_000)
+      await admin.set(`${a.prefix}:{${token.key}}:lock`, 'someone-else', 'PX', 10_000)
       await aborted(ctx.signal)
       results.a = await Promise.allSettled([fencingToken(ctx), assertLease(ctx)])
       aLost()

@@ -50,7 +50,7 @@ it('a Redis restarted from its snapshot still has the lock, but the next renewal
     return 'kept'
   }
   const task = run(runtime, withCoordinator(body, cluster.serialize, { key: 'snap' }))
-  const lock = `${prefix}:${await grantedKey}:lock`
+  const lock = `${prefix}:{${await grantedKey}}:lock`
   const runIdBefore = /run_id:(\w+)/.exec(await admin.info('server'))?.[1]
   const holder = await admin.get(lock)
   expect(holder).not.toBeNull()

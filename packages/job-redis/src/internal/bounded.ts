@@ -27,7 +27,9 @@ export function boundedTo<T>(
   to: Answer<T>,
 ): void {
   let timedOut = false
-  const timer = setTimeout(() => {
+  let settled = false
+  const expire = () => {
+    if (settled) return
     timedOut = true
     to.failed(
       new RedisUnavailableError(
@@ -35,15 +37,20 @@ export function boundedTo<T>(
         operation,
       ),
     )
-  }, ms)
+  }
+  // After a stalled event loop, timers run before the socket is read: the
+  // verdict waits for the poll phase, so a reply already received still counts.
+  const timer = setTimeout(() => setImmediate(expire), ms)
   timer.unref()
   step().then(
     (value) => {
+      settled = true
       clearTimeout(timer)
       if (!timedOut) to.answered(value)
       else to.late?.(value)
     },
     (error: unknown) => {
+      settled = true
       clearTimeout(timer)
       if (timedOut) return
       to.failed(

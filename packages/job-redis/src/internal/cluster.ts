@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
-import type { Redis } from 'ioredis'
 import type { Codec } from '../codec.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
-import type { RedisIO } from './redis-io.js'
+import type { RedisClient, RedisIO } from './redis-io.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
 
 export interface Located {
@@ -27,7 +26,7 @@ export class Cluster implements WaiterRegistry {
   /** Ids of this process's holders and waiters start with it (a restart tells local from remote). */
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
   private counter = 0
-  private subscriber: Redis | undefined
+  private subscriber: RedisClient | undefined
 
   constructor(
     readonly io: RedisIO,

@@ -9,6 +9,9 @@ import { busScripts } from './scripts.js'
 /** One entry as XREADGROUP / XAUTOCLAIM return it: id and a flat field/value list. */
 export type RawEntry = [string, string[]]
 
+/** What READ returns: lost partition indexes, the XREADGROUP reply, tails on an empty read, the control stream's tail. */
+type ReadReply = [number[], [string, RawEntry[]][] | null, string[], string]
+
 /** Where the reader hands what it read: one entry of an owned partition. */
 export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => void
 
@@ -160,18 +163,24 @@ export class Reader {
     const room = this.highWater - this.outstanding
     args[2] = Math.max(1, Math.min(512, Math.ceil(room / parts.length)))
     args.push(this.config.keys.ctl)
-    type ReadReply = [number[], [string, RawEntry[]][] | null, string[], string]
-    let reply: ReadReply
-    try {
-      reply = (await bounded('read', this.config.connectTimeoutMs, () =>
-        busScripts.read.run(this.config.redis, keys, args),
-      )) as ReadReply
-    } catch (error) {
-      // Entries it moved to this consumer would stay pending unseen: the next owner takes them over.
-      for (const p of parts) this.membership.lose(p, 'a read could not be confirmed')
-      throw error
-    }
-    const [lost, result, tails, ctlTail] = reply
+    // A reply that comes after the bound is still taken, in order (one
+    // connection answers in order, so before any later read's): the entries
+    // it moved to this consumer are handled, not left pending unseen.
+    const reply = (await bounded(
+      'read',
+      this.config.connectTimeoutMs,
+      () => busScripts.read.run(this.config.redis, keys, args),
+      (late) => void this.take(late as ReadReply, parts, byStream),
+    )) as ReadReply
+    return this.take(reply, parts, byStream)
+  }
+
+  /** Hands out what one read returned; → how many entries. */
+  private take(
+    [lost, result, tails, ctlTail]: ReadReply,
+    parts: OwnedPartition[],
+    byStream: Map<string, OwnedPartition>,
+  ): number {
     const kept = parts.filter((_, k) => !lost.includes(k + 1))
     for (const index of lost) {
       this.membership.lose(parts[index - 1] as OwnedPartition, 'a newer owner holds it')
@@ -180,7 +189,7 @@ export class Reader {
     if (result) {
       for (const [stream, entries] of result) {
         const p = byStream.get(stream)
-        // Read after a handover began: left pending for the next owner.
+        // Read after a handover began, or after the lease was lost: left pending for the next owner.
         if (p === undefined || p.state !== 'active') continue
         for (const entry of entries) this.handOut(p, entry, 1)
         got += entries.length
