@@ -3,7 +3,7 @@
 // ends within its bound, and everything recovers when it forwards again.
 
 import { withCoordinator } from '@vega/job-coordination'
-import { run, settle, shutdown } from '@vega/job-core'
+import { run, settle, shutdown, type Task } from '@vega/job-core'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createRedisAggregateBus, LeaseLostError, RedisUnavailableError } from '../src/index.js'
@@ -12,8 +12,9 @@ import { busSetup } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, setup } from './support.js'
 
-const LEASE = 600
-const TIMEOUT = 300
+// Bounds short enough for a quick test, long enough that a loaded machine answers in time before the cut.
+const LEASE = 1500
+const TIMEOUT = 700
 const WAIT = 20_000
 
 let server: RedisServer
@@ -118,23 +119,32 @@ describe('a silent partition between coordination and Redis', () => {
     const s = setup(proxy.url, { leaseMs: LEASE, connectTimeoutMs: TIMEOUT })
     try {
       let holderSignal: AbortSignal | undefined
-      let entered!: () => void
-      const inside = new Promise<void>((resolve) => {
-        entered = resolve
-      })
-      const holder = run(
-        s.runtime,
-        withCoordinator(
-          async (ctx) => {
-            holderSignal = ctx.signal
-            entered()
-            await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
-          },
-          s.cluster.serialize,
-          { key: 'held' },
-        ),
-      )
-      await inside
+      /** A holder whose body runs; asked again if a loaded machine could not grant it in time. */
+      // Wrapped: a task is a thenable, so an async function cannot return it as is.
+      const startHolder = async (): Promise<{ task: Task<unknown> }> => {
+        for (let attempt = 1; ; attempt++) {
+          let entered!: () => void
+          const inside = new Promise<'entered'>((resolve) => {
+            entered = () => resolve('entered')
+          })
+          const task = run(
+            s.runtime,
+            withCoordinator(
+              async (ctx) => {
+                holderSignal = ctx.signal
+                entered()
+                await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+              },
+              s.cluster.serialize,
+              { key: 'held' },
+            ),
+          )
+          const first = await Promise.race([inside, settle(task)])
+          if (first === 'entered') return { task }
+          if (attempt === 10) throw new Error('the holder was never granted in 10 attempts')
+        }
+      }
+      const { task: holder } = await startHolder()
       proxy.cut()
       const call = run(
         s.runtime,

@@ -102,7 +102,7 @@ describe('the coordinators on a 3-primary Redis Cluster', () => {
   })
 
   it('a primary stopped and started again: its holder loses the lease, calls on it end with RedisUnavailableError, then succeed with a newer fence', async () => {
-    const s = onCluster({ leaseMs: 1500, connectTimeoutMs: 1000 })
+    const s = onCluster({ leaseMs: 1500 })
     const client = s.redis as unknown as Cluster
     // A key held by the first primary.
     const port = nodes.ports[0]!
@@ -135,7 +135,13 @@ describe('the coordinators on a 3-primary Redis Cluster', () => {
         { key },
       ),
     )
-    const before = await granted
+    // A holder that could not be granted fails the test here, never hangs it.
+    const before = await Promise.race([
+      granted,
+      settle(holder).then((outcome): never => {
+        throw new Error(`the holder ended before its grant: ${outcome.status}`)
+      }),
+    ])
     await nodes.stop(port)
     const lost = await settle(holder)
     expect(lost.status).toBe('error')

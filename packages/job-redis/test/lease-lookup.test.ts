@@ -38,7 +38,8 @@ function client(): Redis {
 
 function coordinated() {
   const prefix = uniquePrefix()
-  const cluster = createRedisCoordination({ redis: client(), prefix, leaseMs: 300 })
+  // Renewals every 500 ms: a loaded machine still answers a grant within the bound (1500 ms).
+  const cluster = createRedisCoordination({ redis: client(), prefix, leaseMs: 1500 })
   const runtime = createRuntime({ plugins: [installCoordination, cluster.plugin] })
   return { prefix, cluster, runtime }
 }

@@ -125,6 +125,12 @@ export async function startRedisCluster(): Promise<RedisClusterNodes> {
   }
 
   await Promise.all(ports.map(start))
+  const probe = await run('redis-cli', ['--version']).catch(() => undefined)
+  if (probe === undefined) {
+    throw new Error(
+      'The Redis Cluster tests need redis-cli (Debian: `apt-get install -y redis-tools`, which redis-server depends on).',
+    )
+  }
   await run('redis-cli', [
     '--cluster',
     'create',
