@@ -44,7 +44,7 @@ function lineIndex(output, pattern) {
   return index
 }
 
-for (const dir of ['kernel', 'search-box', 'order-commands']) {
+for (const dir of ['kernel', 'search-box', 'order-commands', 'otel-trace']) {
   test(`examples/${dir}: start builds what it imports before running`, () => {
     const { name, scripts } = manifest(dir)
     // `^...` = every workspace package this example depends on, not itself.
@@ -93,4 +93,13 @@ test('examples/order-commands: one order at a time, in order; shutdown drains', 
     const ship = lineIndex(out, new RegExp(`${order} +ship +start`))
     assert.ok(create < pay && paid < ship, `${order} out of order:\n${out}`)
   }
+})
+
+test('examples/otel-trace: a waterfall per request, tasks under their caller, links and retries', () => {
+  const out = runExample('otel-trace')
+  assert.equal(out.split('\n').filter((l) => l.startsWith('trace ')).length, 2)
+  lineIndex(out, /^ {2}GET \/dashboard +│/)
+  lineIndex(out, /^ {2}├─ vega\.job load user #\d+ .*reuse → vega\.job load user #\d+/)
+  lineIndex(out, /^ {2}├─ vega\.job search #\d+ .*restart → vega\.job search #\d+/)
+  lineIndex(out, /^ {5}└─ vega\.job\.attempt send report #\d+ .*attempt 3, success/)
 })

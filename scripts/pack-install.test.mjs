@@ -145,6 +145,28 @@ test('@vega/job-devtools-protocol alone (core is an optional peer)', () => {
   assert.equal(fromCjs, 'true 1')
 })
 
+const otelScript = (load) => `${load}
+const runtime = createRuntime()
+const uninstall = installTracing(runtime, { tracer: trace.getTracer('check') })
+run(runtime, async () => 42).then((value) => { uninstall(); console.log(value, typeof VERSION) })`
+
+test('@vega/job-otel with its peers core and @opentelemetry/api', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-otel'],
+    otelScript(
+      "import { trace } from '@opentelemetry/api'\nimport { createRuntime, run } from '@vega/job-core'\nimport { installTracing, VERSION } from '@vega/job-otel'",
+    ),
+    otelScript(
+      "const { trace } = require('@opentelemetry/api')\nconst { createRuntime, run } = require('@vega/job-core')\nconst { installTracing, VERSION } = require('@vega/job-otel')",
+    ),
+    // npm installs the peer @opentelemetry/api, which may not be in its cache yet.
+    { offline: false },
+  )
+  assert.deepEqual(installed, ['job-core', 'job-otel'])
+  assert.equal(fromEsm, '42 string')
+  assert.equal(fromCjs, '42 string')
+})
+
 /** The paths inside a tarball, without npm's leading `package/`. */
 function tarballFiles(dir) {
   return execFileSync('tar', ['-tzf', tarball(dir)], { encoding: 'utf8' })
@@ -168,6 +190,7 @@ const packageDirs = [
   'job-devtools-protocol',
   'job',
   'job-redis',
+  'job-otel',
 ]
 
 for (const dir of packageDirs) {
@@ -198,6 +221,24 @@ for (const dir of packageDirs) {
     assert.equal(manifest.bugs, 'https://github.com/vega-job/vega-job/issues')
     for (const range of Object.values({ ...manifest.dependencies, ...manifest.peerDependencies })) {
       assert.doesNotMatch(range, /^workspace:/, `${dir}: a workspace: range was packed`)
+    }
+  })
+
+  test(`packages/${dir}: the tarball holds no tests, and its source maps map only src/`, () => {
+    const files = tarballFiles(dir)
+    const tests = files.filter((file) =>
+      /(^|\/)(test|tests|__tests__)\/|\.(test|spec)\.[cm]?[jt]s/.test(file),
+    )
+    assert.deepEqual(tests, [], `${dir}: test files packed`)
+    const maps = files.filter((file) => file.endsWith('.map'))
+    assert.ok(maps.length > 0, `${dir}: no source map packed (${files.join(', ')})`)
+    for (const map of maps) {
+      const text = execFileSync('tar', ['-xzOf', tarball(dir), `package/${map}`], {
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      })
+      const outside = JSON.parse(text).sources.filter((source) => !source.startsWith('../src/'))
+      assert.deepEqual(outside, [], `${dir}: ${map} maps files outside src/`)
     }
   })
 

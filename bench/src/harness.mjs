@@ -271,10 +271,16 @@ export function formatSizes(sizes) {
     s.error ? '' : s.minified,
     s.error ? '' : s.minGzip,
     s.error ? '' : s.bundledMinGzip,
+    s.error ? '' : s.tarball,
+    s.error ? '' : s.unpacked,
   ])
   return [
-    'sizes (bytes) — dist/index.js: raw, esbuild-minified, min+gzip -9; bundled = esbuild bundle of the entry with the @vega packages it imports (tree-shaken), min+gzip',
-    table(['package', 'raw', 'min', 'min+gz', 'bundled min+gz'], lines, [1, 2, 3, 4]),
+    'sizes (bytes) — dist/index.js: raw, esbuild-minified, min+gzip -9; bundled = esbuild bundle of the entry with the @vega packages it imports (tree-shaken), min+gzip; tarball and unpacked = the npm package (npm pack --dry-run)',
+    table(
+      ['package', 'raw', 'min', 'min+gz', 'bundled min+gz', 'tarball', 'unpacked'],
+      lines,
+      [1, 2, 3, 4, 5, 6],
+    ),
   ].join('\n')
 }
 

@@ -28,6 +28,7 @@ const SCENARIOS = [
   ['redis-overhead', './redis-overhead.mjs'],
   ['redis-serialize', './redis-serialize.mjs'],
   ['redis-bus', './redis-bus.mjs'],
+  ['otel', './10-otel.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']
 

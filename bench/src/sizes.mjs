@@ -2,6 +2,10 @@
 // (transform: this file alone, imports stay imports), then gzip -9 by
 // node:zlib. "bundled" also pulls in the @vega packages it imports (what an
 // app pays for this package and its @vega dependencies, tree-shaking aside).
+// "tarball" and "unpacked" are what npm downloads and writes to disk for the
+// package (`npm pack --dry-run`): both builds, types, source maps, README.
+
+import { execFileSync } from 'node:child_process'
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,6 +16,17 @@ import { build, transform } from 'esbuild'
 const packagesDir = fileURLToPath(new URL('../../packages/', import.meta.url))
 
 const gz = (text) => gzipSync(Buffer.from(text), { level: 9 }).length
+
+/** `{ tarball, unpacked }` bytes of the package as npm would pack it (no scripts run). */
+function packedSize(dir) {
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
+  const [pack] = JSON.parse(out)
+  return { tarball: pack.size, unpacked: pack.unpackedSize }
+}
 
 /** The newest mtime under `dir` (src), to warn about a dist older than its source. */
 function newest(dir) {
@@ -70,6 +85,7 @@ export async function measureSizes() {
       minified: Buffer.byteLength(minified),
       minGzip: gz(minified),
       bundledMinGzip: gz(bundled.outputFiles[0].text),
+      ...packedSize(join(packagesDir, dir)),
       stale,
     })
   }

@@ -1,6 +1,6 @@
 // pnpm lab:redis [-- --strategy serialize,dedupe --duration 100 --redis redis://127.0.0.1:6379]
 //
-// The lab's scenario (coordination.md §5) across two processes: four calls
+// The lab's scenario across two processes: four calls
 // with one key, issued back-to-back, #1 and #3 in process A, #2 and #4 in
 // process B, both on one Redis through @vega/job-redis. Prints, per
 // strategy, what each call did and a swimlane of its life.
@@ -15,7 +15,7 @@ const CALLS = 4
 
 const USAGE = `Usage: pnpm lab:redis [-- options]
 
-The facts scenario of coordination.md §5 across two processes on one Redis:
+The lab's scenario across two processes on one Redis:
 4 calls with one key, issued back-to-back, #1 #3 in process A and #2 #4 in
 process B; call i's body sleeps D ms and returns i.
 
@@ -226,7 +226,7 @@ async function main() {
   for (const p of processes) p.child.send({ cmd: 'init', url, prefix })
   await Promise.all(processes.map((p) => p.until((m) => m.t === 'ready')))
   console.log(
-    `@vega/redis-lab · coordination.md §5 across two processes on one Redis (${url}): ${CALLS} calls with one key, issued back-to-back; call i's body sleeps ${ms(opts.duration)} and returns i\n`,
+    `@vega/redis-lab · the lab's scenario across two processes on one Redis (${url}): ${CALLS} calls with one key, issued back-to-back; call i's body sleeps ${ms(opts.duration)} and returns i\n`,
   )
   for (const strategy of opts.strategies) {
     console.log(`${await scenario(processes, strategy, opts.duration)}\n`)

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'))
 
 export default defineConfig({
-  define: { __PACKAGE_VERSION__: JSON.stringify(version) },
+  define: { __PACKAGE_VERSION__: JSON.stringify(version), __MODULE_FORMAT__: '"source"' },
   test: {
     include: ['test/**/*.test.ts'],
     // Generous limits: CI shares two cores between packages; no test asserts speed.

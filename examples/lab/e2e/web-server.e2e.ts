@@ -56,12 +56,21 @@ describe('pnpm lab:web', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...withoutColorFlags(), NO_COLOR: '1' }, // plain text, so the URL can be read
     })
+    let output = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+    })
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+    })
     const url = await waitForUrl(child)
     expect(await answers(url)).toBe(true)
 
     const exited = new Promise((resolve) => child?.once('exit', resolve))
     child.kill('SIGTERM') // the pnpm process only, not its group
-    await exited
+    // A stop that was asked for is no failure: exit 0, no pnpm error (it used to print exit 143).
+    expect(await exited).toBe(0)
+    expect(output).not.toMatch(/ERR_PNPM|ELIFECYCLE|Command failed/)
     await expect.poll(() => answers(url), { timeout: 10_000, interval: 250 }).toBe(false)
   })
 })

@@ -3,6 +3,7 @@ import {
   createTestClock,
   isCancelledError,
   type RuntimeEvent,
+  type RuntimeOptions,
   run,
   subscribe,
   type Task,
@@ -55,9 +56,9 @@ export interface Harness {
   readonly coordinationEvents: () => Record<string, unknown>[]
 }
 
-export function harness(): Harness {
+export function harness(options: Pick<RuntimeOptions, 'onUnobservedError'> = {}): Harness {
   const clock = createTestClock()
-  const runtime = createRuntime({ clock, plugins: [installCoordination] })
+  const runtime = createRuntime({ clock, plugins: [installCoordination], ...options })
   const events: RuntimeEvent[] = []
   subscribe(runtime, (event) => {
     events.push(event)

@@ -1,6 +1,6 @@
 import { cancelTask } from './internal/cancellation.js'
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Runs the backend's pre-cancel hooks (plugins register them, e.g. the

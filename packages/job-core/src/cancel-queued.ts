@@ -1,6 +1,6 @@
 import { cancelTask } from './internal/cancellation.js'
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Cancels (reason `abort`) every task that has no body running — queued,

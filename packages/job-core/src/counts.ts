@@ -1,28 +1,6 @@
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
-
-/**
- * How much work a runtime holds now, read from counters the kernel keeps as
- * tasks move (nothing is walked or built but this object).
- *
- * @example
- * ```ts
- * const { queued, running } = counts(runtime)
- * if (queued > 100) response.status(503)
- * ```
- */
-export interface RuntimeCounts {
-  /** Tasks not yet in a terminal state. */
-  readonly live: number
-  /** Live tasks neither queued nor running: parked (shaper, coordinator, dependencies, retry) or being dispatched. */
-  readonly parked: number
-  /** Tasks waiting for a slot (or for a paused or rate-limited runtime). */
-  readonly queued: number
-  /** Bodies holding a slot, a cancelled body that has not exited yet included. */
-  readonly running: number
-  /** The part of `running` whose task has already ended (cancelled or timed out, body still inside). */
-  readonly exiting: number
-}
+import { toCore } from './internal/runtime-handle.js'
+import type { RuntimeCounts } from './types/inspection.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * The runtime's counters: p-limit's `activeCount` / `pendingCount`, p-queue's

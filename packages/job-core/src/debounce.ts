@@ -1,23 +1,6 @@
 import { assertKnownKeys } from './assert-known-keys.js'
 import { validateMs } from './internal/validate.js'
-import type { DebounceShaper } from './shaper.js'
-
-/**
- * Options of {@link debounce}.
- *
- * @example
- * ```ts
- * const options: DebounceOptions = { leading: true, maxWait: 2_000 }
- * ```
- */
-export interface DebounceOptions {
-  /** Dispatch the first call of a burst at once; default false. */
-  leading?: boolean | undefined
-  /** Dispatch the last call of a burst `ms` after it; default true. */
-  trailing?: boolean | undefined
-  /** The longest a burst may postpone its trailing dispatch, in ms (≥ `ms`). */
-  maxWait?: number | undefined
-}
+import type { DebounceOptions, DebounceShaper } from './types/shaper.js'
 
 /**
  * A debounce shaper: calls with the same key less than `ms` apart are merged;
@@ -42,7 +25,6 @@ export interface DebounceOptions {
  * ```
  */
 const DEBOUNCE_OPTIONS: readonly string[] = ['leading', 'trailing', 'maxWait']
-
 export function debounce(ms: number, options: DebounceOptions = {}): DebounceShaper {
   validateMs(ms, 'debounce(ms)')
   assertKnownKeys('debounce(ms, options)', options, DEBOUNCE_OPTIONS)

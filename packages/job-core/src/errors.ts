@@ -1,4 +1,4 @@
-import type { CancelReason } from './task-state.js'
+import type { CancelReason, TimeoutPhase } from './types/task.js'
 
 // A registry-wide symbol, so two copies of this package (a bundled one and an
 // installed one) still recognise each other's errors.
@@ -57,7 +57,7 @@ function describeCancel(reason: CancelReason, taskId: number): string {
     case 'abort':
       return `Task #${taskId} was cancelled (abort). Catch it with isCancelledError(error) if cancelling is expected.`
     case 'shutdown':
-      return `Task #${taskId} was cancelled because its runtime is shutting down. Start work before shutdown(), or create a new runtime.`
+      return `Task #${taskId} was cancelled because shutdown() was called on its runtime, which takes no new work from then on. Start work before shutdown(), or create a new runtime.`
     case 'dependency':
       return `Task #${taskId} was cancelled because a task it depends on did not succeed; see error.cause.`
     case 'parent':
@@ -83,16 +83,6 @@ export function isCancelledError(error: unknown): error is CancelledError {
     (error as { [CANCELLED_BRAND]?: unknown })[CANCELLED_BRAND] === true
   )
 }
-
-/**
- * Which timeout fired: one attempt, the whole task, or the wait in the queue.
- *
- * @example
- * ```ts
- * const phase: TimeoutPhase = 'attempt'
- * ```
- */
-export type TimeoutPhase = 'attempt' | 'total' | 'queue'
 
 /**
  * The error a timed-out attempt or task fails with; `phase` says which timeout.

@@ -1,21 +1,4 @@
 /**
- * What counts as a key: strings, numbers, booleans, `null`, and arrays and
- * plain objects of those.
- *
- * @example
- * ```ts
- * const key: Key = ['doc', 42, { draft: true }]
- * ```
- */
-export type Key =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly Key[]
-  | { readonly [field: string]: Key }
-
-/**
  * A stable string for a key: equal keys get equal hashes, and object field
  * order does not matter (`{a:1,b:2}` and `{b:2,a:1}` hash the same). Strings
  * and numbers never collide (`'1'` ≠ `1`). Throws `TypeError` for what cannot
@@ -58,7 +41,6 @@ class Unhashable {
 /** Characters JSON.stringify would escape (lone surrogates too): strings without them need no escaping. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
-
 function quote(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`
 }

@@ -1,16 +1,9 @@
 export { assertKnownKeys } from './assert-known-keys.js'
-export type { Backend, BackendJob, StartGate } from './backend.js'
 export { cancelAll } from './cancel-all.js'
 export { cancelQueued } from './cancel-queued.js'
-export { type Clock, systemClock, type TimerHandle } from './clock.js'
-export type {
-  OverflowPolicy,
-  RateLimitOptions,
-  RunDefaults,
-  UnobservedErrorHandler,
-} from './control-options.js'
-export { counts, type RuntimeCounts } from './counts.js'
-export { type DebounceOptions, debounce } from './debounce.js'
+export { systemClock } from './clock.js'
+export { counts } from './counts.js'
+export { debounce } from './debounce.js'
 export {
   CancelledError,
   IllegalStateError,
@@ -18,8 +11,32 @@ export {
   isTimeoutError,
   PluginMissingError,
   TimeoutError,
-  type TimeoutPhase,
 } from './errors.js'
+
+export { hashKey } from './hash-key.js'
+export { inspect } from './inspect.js'
+export { isPaused, pause, resume } from './pause.js'
+export { createPriorityBackend } from './priority-backend.js'
+export { run } from './run.js'
+export { createRuntime } from './runtime.js'
+export { getRuntimeInspector, RUNTIME_INSPECTOR_KEY } from './runtime-inspector.js'
+export { setConcurrency } from './set-concurrency.js'
+export { settle } from './settle.js'
+export { shutdown } from './shutdown.js'
+export { getEventBus, subscribe } from './subscribe.js'
+export { isLegalTransition, isTerminalState } from './task-state.js'
+export { createTaskTag, readTaskTag, tagTaskFn } from './task-tag.js'
+export { createTestClock } from './test-clock.js'
+export { throttle } from './throttle.js'
+export type {
+  Backend,
+  BackendJob,
+  Clock,
+  PriorityBackendOptions,
+  StartGate,
+  TestClock,
+  TimerHandle,
+} from './types/backend.js'
 export type {
   CustomEventDraft,
   EventBus,
@@ -28,55 +45,58 @@ export type {
   RuntimeEventDraft,
   RuntimeEventMap,
   RuntimeListener,
-} from './events.js'
-export { hashKey, type Key } from './hash-key.js'
-export { inspect, type RuntimeInspection, type TaskSnapshot } from './inspect.js'
-export { isPaused, pause, resume } from './pause.js'
+} from './types/events.js'
 export type {
+  RuntimeCounts,
+  RuntimeInspection,
+  RuntimeInspector,
+  TaskSnapshot,
+} from './types/inspection.js'
+export type { Outcome } from './types/outcome.js'
+export type {
+  AttemptInfo,
+  AttemptWrapper,
   ClaimOptions,
   DispatchHandler,
   DispatchRequest,
   Plugin,
   PluginHost,
-} from './plugin.js'
-export { createPriorityBackend, type PriorityBackendOptions } from './priority-backend.js'
-export { run } from './run.js'
-export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js'
-export {
-  getRuntimeInspector,
-  RUNTIME_INSPECTOR_KEY,
-  type RuntimeInspector,
-} from './runtime-inspector.js'
-export { setConcurrency } from './set-concurrency.js'
-export { settle } from './settle.js'
-export type { DebounceShaper, Shaper, ThrottleShaper } from './shaper.js'
-export {
-  type ShutdownMode,
-  type ShutdownOptions,
-  type ShutdownReport,
-  shutdown,
-} from './shutdown.js'
-export { getEventBus, subscribe } from './subscribe.js'
+  TaskTag,
+} from './types/plugin.js'
 export type {
-  Outcome,
+  OverflowPolicy,
+  RateLimitOptions,
+  RunDefaults,
+  RuntimeOptions,
+  ShutdownOptions,
+  ShutdownReport,
+  UnobservedErrorHandler,
+} from './types/runtime.js'
+export type {
+  DebounceOptions,
+  DebounceShaper,
+  Shaper,
+  ThrottleOptions,
+  ThrottleShaper,
+} from './types/shaper.js'
+export type {
+  CancelReason,
+  Key,
   RetryPolicy,
   RunOptions,
+  Runtime,
+  ShutdownMode,
   Task,
   TaskContext,
   TaskFn,
+  TaskState,
+  TerminalState,
   TimeoutOptions,
-} from './task.js'
-export {
-  type CancelReason,
-  isLegalTransition,
-  isTerminalState,
-  type TaskState,
-  type TerminalState,
-} from './task-state.js'
-export { createTaskTag, readTaskTag, type TaskTag, tagTaskFn } from './task-tag.js'
-export { createTestClock, type TestClock } from './test-clock.js'
-export { type ThrottleOptions, throttle } from './throttle.js'
+  TimeoutPhase,
+} from './types/task.js'
+
 export { VERSION } from './version.js'
 export { whenIdle } from './when-idle.js'
 export { whenQueueBelow } from './when-queue-below.js'
 export { withShaper } from './with-shaper.js'
+export { wrapAttempts } from './wrap-attempts.js'

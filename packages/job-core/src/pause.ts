@@ -1,13 +1,17 @@
+import { IllegalStateError } from './errors.js'
 import { requireCapability } from './internal/backend-capability.js'
-import { toCore } from './internal/runtime-core.js'
-import { KernelGate, liftPause } from './internal/start-gate.js'
-import type { Runtime } from './runtime.js'
+import { liftPause } from './internal/lift-pause.js'
+import { toCore } from './internal/runtime-handle.js'
+import { KernelGate } from './internal/start-gate.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Stops new bodies from starting: `run()` still admits, and tasks wait in
  * `queued`; running bodies go on; retry delays and timers still run. Undo
  * with {@link resume}. The backend must support `setGate` (the default one
- * does); otherwise a `TypeError` names what is missing.
+ * does); otherwise a `TypeError` names what is missing. Once `shutdown()`
+ * has begun it throws an `IllegalStateError`: a paused drain could never
+ * finish (`resume` stays allowed, and does nothing then).
  *
  * @example
  * ```ts
@@ -18,6 +22,12 @@ import type { Runtime } from './runtime.js'
  */
 export function pause(runtime: Runtime): void {
   const core = toCore(runtime, 'pause(runtime)')
+  if (core.shutdown !== undefined) {
+    // A paused drain would wait forever for work that may not start.
+    throw new IllegalStateError(
+      `pause(runtime): runtime ${core.name} ${core.shutdown.isFinished ? 'has shut down' : 'is shutting down'}; a shutdown runs or cancels the remaining work and cannot be paused. Use shutdown(runtime, { mode: 'cancel' }) to stop sooner.`,
+    )
+  }
   requireCapability(core.backend, 'setGate', 'pause(runtime)')
   const gate = core.gate ?? new KernelGate(undefined)
   if (gate.paused) return

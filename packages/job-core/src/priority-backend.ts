@@ -1,20 +1,7 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import type { Backend, BackendJob, StartGate } from './backend.js'
 import { PriorityQueue } from './internal/priority-queue.js'
 import { validateConcurrency } from './internal/validate.js'
-
-/**
- * Options of {@link createPriorityBackend}.
- *
- * @example
- * ```ts
- * const options: PriorityBackendOptions = { concurrency: 8 }
- * ```
- */
-export interface PriorityBackendOptions {
-  /** The most jobs started and not yet released; default `Infinity`. */
-  concurrency?: number | undefined
-}
+import type { Backend, BackendJob, PriorityBackendOptions, StartGate } from './types/backend.js'
 
 /**
  * The default backend: an in-process priority queue, FIFO within a priority,

@@ -1,6 +1,5 @@
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
-import type { RunOptions, Task, TaskFn } from './task.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { RunOptions, Runtime, Task, TaskFn } from './types/task.js'
 
 /**
  * Runs `taskFn` as a task on `runtime`. When a slot is free and nothing waits

@@ -1,32 +1,8 @@
-import type { RuntimeListener } from './events.js'
-import type { RuntimeInspection } from './inspect.js'
 import { inspectCore } from './internal/inspection.js'
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { RuntimeInspector } from './types/inspection.js'
+import type { Runtime } from './types/task.js'
 import { VERSION } from './version.js'
-
-/**
- * What tools read from a runtime without importing `@vega/job-core` at run
- * time: a devtools bridge whose dependency on core is optional reads it from
- * `runtime[Symbol.for(RUNTIME_INSPECTOR_KEY)]`, a string protocol that works
- * across copies of the package.
- *
- * @example
- * ```ts
- * const inspector = getRuntimeInspector(runtime)
- * inspector.subscribe((e) => send(e))
- * console.log(inspector.lib, inspector.inspect().tasks.length, inspector.now())
- * ```
- */
-export interface RuntimeInspector {
-  /** `@vega/job-core@<version>` of the core that created the runtime. */
-  readonly lib: string
-  readonly name: string
-  subscribe(listener: RuntimeListener): () => void
-  inspect(): RuntimeInspection
-  /** The runtime clock's time, the same as events' `at`. */
-  now(): number
-}
 
 /**
  * The key of the inspector symbol: `Symbol.for(RUNTIME_INSPECTOR_KEY)`.

@@ -1,7 +1,8 @@
+import { IllegalStateError } from './errors.js'
 import { requireCapability } from './internal/backend-capability.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import { validateConcurrency } from './internal/validate.js'
-import type { Runtime } from './runtime.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Changes the concurrency limit of a live runtime (p-queue's
@@ -9,7 +10,9 @@ import type { Runtime } from './runtime.js'
  * (priority, then FIFO); lowering it never aborts a running body, it only
  * stops new starts until fewer than `n` run. Same validation as
  * `createRuntime({ concurrency })`; the backend must support
- * `setConcurrency` (the default one does).
+ * `setConcurrency` (the default one does). During a drain it still works
+ * (raise it to drain faster); once the shutdown has finished it throws an
+ * `IllegalStateError`.
  *
  * @example
  * ```ts
@@ -20,6 +23,11 @@ import type { Runtime } from './runtime.js'
  */
 export function setConcurrency(runtime: Runtime, n: number): void {
   const core = toCore(runtime, 'setConcurrency(runtime, n)')
+  if (core.shutdown?.isFinished === true) {
+    throw new IllegalStateError(
+      `setConcurrency(runtime, n): runtime ${core.name} has shut down and runs nothing any more; create a new runtime.`,
+    )
+  }
   const limit = validateConcurrency(n, 'setConcurrency(runtime, n)')
   requireCapability(core.backend, 'setConcurrency', 'setConcurrency(runtime, n)')
   core.backend.setConcurrency!(limit)

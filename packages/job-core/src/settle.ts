@@ -1,6 +1,7 @@
 import { recordOf } from './internal/record-of.js'
 import { onSettled } from './internal/task-callbacks.js'
-import type { Outcome, Task } from './task.js'
+import type { Outcome } from './types/outcome.js'
+import type { Task } from './types/task.js'
 
 /**
  * Waits for the task to reach a terminal state and reports how it ended.

@@ -1,56 +1,9 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import { toCore } from './internal/runtime-core.js'
+import { toCore } from './internal/runtime-handle.js'
 import { ShutdownState } from './internal/shutdown-state.js'
 import { validateMs } from './internal/validate.js'
-import type { Runtime } from './runtime.js'
-
-/**
- * `drain` lets parked and queued tasks run to the end; `cancel` cancels them
- * (reason `shutdown`) and aborts running bodies.
- *
- * @example
- * ```ts
- * const mode: ShutdownMode = 'drain'
- * ```
- */
-export type ShutdownMode = 'drain' | 'cancel'
-
-/**
- * Options of {@link shutdown}.
- *
- * @example
- * ```ts
- * const options: ShutdownOptions = { mode: 'drain', deadline: 10_000 }
- * ```
- */
-export interface ShutdownOptions {
-  /** Default `drain`. */
-  mode?: ShutdownMode | undefined
-  /** ms after which a drain escalates to cancel and bodies still running are abandoned. Default: none. */
-  deadline?: number | undefined
-}
-
-/**
- * What happened during a shutdown, counted over the tasks that settled while
- * it ran.
- *
- * @example
- * ```ts
- * const { completed, cancelled, abandoned } = await shutdown(runtime)
- * ```
- */
-export interface ShutdownReport {
-  /** The final mode: `cancel` if a drain escalated or was taken over. */
-  readonly mode: ShutdownMode
-  /** Tasks that reached `success` or `error`. */
-  readonly completed: number
-  /** Tasks that were cancelled, including calls refused because the runtime was closing. */
-  readonly cancelled: number
-  /** Bodies still running (ignoring their signal) when the deadline passed. */
-  readonly abandoned: number
-  /** Errors thrown by plugin shutdown listeners and disposers; each of them still ran. */
-  readonly errors: readonly unknown[]
-}
+import type { ShutdownOptions, ShutdownReport } from './types/runtime.js'
+import type { Runtime } from './types/task.js'
 
 const SHUTDOWN_OPTIONS: readonly string[] = ['mode', 'deadline']
 

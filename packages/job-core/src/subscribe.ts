@@ -1,6 +1,6 @@
-import type { EventBus, RuntimeListener } from './events.js'
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { EventBus, RuntimeListener } from './types/events.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Listens to every event of `runtime` (tasks, plugins, the runtime itself),
@@ -20,7 +20,9 @@ export function subscribe(runtime: Runtime, listener: RuntimeListener): () => vo
 
 /**
  * The runtime's event bus, for plugins and custom diagnostics: `emit` stamps
- * `seq` and `at` and delivers to every subscriber.
+ * `seq` and `at` and delivers to every subscriber. The kernel's own types
+ * (`task:*`, `runtime:*`) are refused with a `TypeError`: listeners trust
+ * that only the kernel says them.
  *
  * @example
  * ```ts
@@ -28,5 +30,5 @@ export function subscribe(runtime: Runtime, listener: RuntimeListener): () => vo
  * ```
  */
 export function getEventBus(runtime: Runtime): EventBus {
-  return toCore(runtime, 'getEventBus(runtime)').bus
+  return toCore(runtime, 'getEventBus(runtime)').publicBus
 }

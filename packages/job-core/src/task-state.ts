@@ -1,57 +1,4 @@
-/**
- * Every state a task can be in. Exactly one of `success`, `error`, `cancelled`
- * is reached, once, and never left.
- *
- * @example
- * ```ts
- * const task = run(runtime, async () => 1)
- * if (task.state === 'queued') console.log('waiting for a slot')
- * ```
- */
-export type TaskState =
-  | 'idle'
-  | 'parked:shaper'
-  | 'parked:coordinator'
-  | 'parked:dependencies'
-  | 'queued'
-  | 'running'
-  | 'parked:retry'
-  | 'success'
-  | 'error'
-  | 'cancelled'
-
-/**
- * The three states a task ends in.
- *
- * @example
- * ```ts
- * const done: TerminalState = 'success'
- * ```
- */
-export type TerminalState = 'success' | 'error' | 'cancelled'
-
-/**
- * Why a task was cancelled. Plugins may add their own reasons, hence the open
- * `string & {}` member.
- *
- * @example
- * ```ts
- * if (task.cancelReason === 'dedupe') console.log('merged into a peer')
- * ```
- */
-export type CancelReason =
-  | 'abort'
-  | 'dedupe'
-  | 'exhaust-dropped'
-  | 'orphaned-intent'
-  | 'superseded'
-  | 'dependency'
-  | 'parent'
-  | 'shutdown'
-  | 'overflow'
-  | (string & {})
-
-const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['success', 'error', 'cancelled'])
+import type { TaskState, TerminalState } from './types/task.js'
 
 /**
  * Whether `state` is one of the terminal states.
@@ -63,7 +10,7 @@ const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['success', 'error',
  * ```
  */
 export function isTerminalState(state: TaskState): state is TerminalState {
-  return TERMINAL.has(state)
+  return state === 'success' || state === 'error' || state === 'cancelled'
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BackendJob } from './backend.js'
+import { assertKnownKeys } from './assert-known-keys.js'
 import {
   bindingOf,
   JOB_BINDINGS,
@@ -8,33 +8,12 @@ import {
   TaskBindings,
   withLayers,
 } from './internal/bindings.js'
-import type { TaskFn } from './task.js'
+import { describeValue } from './internal/validate.js'
+import type { BackendJob } from './types/backend.js'
+import type { TaskTag } from './types/plugin.js'
+import type { TaskFn } from './types/task.js'
 
-/**
- * A typed label that a plugin (or core's shapers) attaches to a taskFn,
- * carrying a binding such as a coordinator and its key. A taskFn that carries
- * a tag nobody claimed is refused by the kernel's loud-fail guard.
- *
- * @example
- * ```ts
- * const routeTag = createTaskTag<{ queue: string }>('installRouting', { key: (b) => b.queue })
- * ```
- */
-export interface TaskTag<B> {
-  /** The name of the plugin value that must be installed to claim this tag (used in error messages). */
-  readonly plugin: string
-  /** Derives the task's key (shown in `task:created` and devtools) from a binding. */
-  readonly key: ((binding: B) => string | undefined) | undefined
-  /**
-   * Bindings of this tag are values reused across many taskFns (a plugin
-   * keeps one per key): core then keeps one record of each binding object,
-   * weakly, for every taskFn that carries it as its only tag, instead of one
-   * per taskFn. Set with `createTaskTag(plugin, { sharedBindings: true })`.
-   */
-  readonly sharedBindings?: boolean
-  /** Phantom field carrying the binding type. */
-  readonly __binding?: B
-}
+const TAG_OPTION_KEYS: readonly string[] = ['key', 'sharedBindings']
 
 /**
  * Creates a tag. `plugin` names the plugin value that claims it, so the
@@ -61,7 +40,18 @@ export function createTaskTag<B>(
       'createTaskTag(plugin): plugin must be the non-empty name of the plugin value.',
     )
   }
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `createTaskTag(plugin, options): options must be an object such as { key }, got ${describeValue(options)}.`,
+    )
+  }
+  assertKnownKeys('createTaskTag(plugin, options)', options, TAG_OPTION_KEYS)
   const { key, sharedBindings = false } = options
+  if (key !== undefined && typeof key !== 'function') {
+    throw new TypeError(
+      `createTaskTag(plugin, { key }): key must be a function (binding) => string | undefined, got ${describeValue(key)}.`,
+    )
+  }
   if (typeof sharedBindings !== 'boolean') {
     throw new TypeError(
       `createTaskTag(plugin, options): options.sharedBindings must be a boolean, got ${typeof sharedBindings}.`,

@@ -1,30 +1,7 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import type { Clock, TimerHandle } from './clock.js'
 import { nextMacrotask as flushPromises } from './internal/macrotask.js'
 import { describeValue } from './internal/validate.js'
-
-/**
- * A clock whose time moves only when told to. Pass it to `createRuntime({
- * clock })` and every kernel timer (sleep, retry delays, timeouts, shaper
- * windows) runs on it.
- *
- * @example
- * ```ts
- * const clock = createTestClock()
- * const rt = createRuntime({ clock })
- * const task = run(rt, (ctx) => ctx.sleep(1_000).then(() => 'done'))
- * await clock.advance(1_000)
- * await task // 'done'
- * ```
- */
-export interface TestClock extends Clock {
-  /** Moves time forward by `ms`, firing due timers in time order and letting promise callbacks run after each. */
-  advance(ms: number): Promise<void>
-  /** Fires every pending timer, including ones they schedule, up to `limit` timers. */
-  runAll(limit?: number): Promise<void>
-  /** Timers scheduled and not yet fired or cleared. */
-  readonly pending: number
-}
+import type { TestClock, TimerHandle } from './types/backend.js'
 
 interface FakeTimer {
   readonly id: number

@@ -1,21 +1,6 @@
 import { assertKnownKeys } from './assert-known-keys.js'
 import { validateMs } from './internal/validate.js'
-import type { ThrottleShaper } from './shaper.js'
-
-/**
- * Options of {@link throttle}.
- *
- * @example
- * ```ts
- * const options: ThrottleOptions = { trailing: false }
- * ```
- */
-export interface ThrottleOptions {
-  /** Dispatch the first call of a window at once; default true. */
-  leading?: boolean | undefined
-  /** Dispatch the last call of a window when it ends; default true. */
-  trailing?: boolean | undefined
-}
+import type { ThrottleOptions, ThrottleShaper } from './types/shaper.js'
 
 /**
  * A throttle shaper: at most one dispatch per `ms` per key. The first call
@@ -35,7 +20,6 @@ export interface ThrottleOptions {
  * ```
  */
 const THROTTLE_OPTIONS: readonly string[] = ['leading', 'trailing']
-
 export function throttle(ms: number, options: ThrottleOptions = {}): ThrottleShaper {
   validateMs(ms, 'throttle(ms)')
   assertKnownKeys('throttle(ms, options)', options, THROTTLE_OPTIONS)

@@ -1,5 +1,5 @@
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Resolves when no task is live and no body holds a slot (p-queue's

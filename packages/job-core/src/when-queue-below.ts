@@ -1,7 +1,7 @@
 import { waitForQueueBelow } from './internal/counters.js'
 import { show } from './internal/resolve-control.js'
-import { toCore } from './internal/runtime-core.js'
-import type { Runtime } from './runtime.js'
+import { toCore } from './internal/runtime-handle.js'
+import type { Runtime } from './types/task.js'
 
 /**
  * Resolves once fewer than `n` tasks are `queued` (p-queue's

@@ -1,11 +1,15 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import { hashKey, type Key } from './hash-key.js'
+import { hashKey } from './hash-key.js'
 import { shaperTag } from './internal/shaper-tag.js'
-import type { Shaper } from './shaper.js'
-import type { TaskFn } from './task.js'
+import { releaseHold } from './internal/shaper-window.js'
+import { installShaping } from './internal/shaping.js'
+import { shape } from './internal/stages/shape.js'
 import { tagTaskFn } from './task-tag.js'
+import type { Shaper } from './types/shaper.js'
+import type { Key, TaskFn } from './types/task.js'
 
 const BINDING_KEYS: readonly string[] = ['key']
+const SHAPING = { shape, releaseHold }
 
 /**
  * Binds a time-window shaper and a key to a taskFn. Shaping happens before
@@ -39,11 +43,18 @@ export function withShaper<T>(taskFn: TaskFn<T>, shaper: Shaper, binding: { key:
       'withShaper(…, shaper, …): use debounce(ms) or throttle(ms) to make a shaper.',
     )
   }
-  if (binding === null || typeof binding !== 'object' || binding.key === undefined) {
+  if (binding === null || typeof binding !== 'object') {
     throw new TypeError(
       'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
     )
   }
+  // Before the missing-key check: `{ kye }` gets "did you mean 'key'?".
   assertKnownKeys('withShaper(taskFn, shaper, binding)', binding, BINDING_KEYS)
+  if (binding.key === undefined) {
+    throw new TypeError(
+      'withShaper(…, { key }): a key is required, e.g. { key: ["search", userId] }.',
+    )
+  }
+  installShaping(SHAPING)
   return tagTaskFn(taskFn, shaperTag, { shaper, hash: hashKey(binding.key) })
 }

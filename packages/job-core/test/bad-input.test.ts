@@ -60,6 +60,9 @@ describe('bad input gets a clear, early error', () => {
     expect(() => debounce(10, { leading: false, trailing: false })).toThrow(RangeError)
     expect(() => debounce(10, { maxWait: 5 })).toThrow(/maxWait/)
     expect(() => withShaper(() => 1, debounce(10), {} as never)).toThrow(/a key is required/)
+    expect(() => withShaper(() => 1, debounce(10), { kye: 'search' } as never)).toThrow(
+      /unknown option 'kye'.*did you mean 'key'/,
+    )
     expect(() => withShaper(() => 1, debounce(10), { key: { f: () => 1 } as never })).toThrow(
       TypeError,
     )

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { CancelledError, inspect, isCancelledError, run, settle } from '../src/index.js'
+import {
+  CancelledError,
+  debounce,
+  inspect,
+  isCancelledError,
+  run,
+  settle,
+  withShaper,
+} from '../src/index.js'
 import { collectUnhandled, flush, gate, recordedRuntime } from './helpers.js'
 
 describe('cancellation', () => {
@@ -137,6 +145,7 @@ describe('cancellation', () => {
       runningBodies: 0,
       shaperWindows: 0,
       listeners: 1,
+      attemptWrappers: 0,
     })
     expect(clock.pending).toBe(0)
   })
@@ -153,7 +162,7 @@ describe('cancellation', () => {
 })
 
 describe('the CancelledError of a cancel', () => {
-  it('an abort carries the stack of the cancel() call; a merge builds its error only when read', async () => {
+  it('an abort carries the stack of the cancel() call, and every read gives that one error', async () => {
     const { runtime } = recordedRuntime({ concurrency: 1 })
     const hold = gate()
     run(runtime, () => hold.promise)
@@ -164,10 +173,47 @@ describe('the CancelledError of a cancel', () => {
     cancelFromHere()
     const outcome = await settle(queued)
     expect(outcome.status).toBe('cancelled')
-    if (outcome.status === 'cancelled') {
-      expect(outcome.error.stack).toContain('cancelFromHere')
-      expect(outcome.error).toBe(outcome.error) // built once, then the same object
-    }
+    const error = (outcome as { error: Error }).error
+    expect(error.stack).toContain('cancelFromHere')
+    const again = await settle(queued)
+    expect((again as { error: Error }).error).toBe(error)
+    await expect(queued.promise).rejects.toBe(error)
     hold.open()
+  })
+
+  it('a merged call builds its error only when it is read', async () => {
+    // A CancelledError of a merge is built without a stack: its constructor
+    // sets Error.stackTraceLimit to 0 around super(). Counting those writes
+    // counts the errors built.
+    const descriptor = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')!
+    let limit = Error.stackTraceLimit
+    let stacklessBuilds = 0
+    Object.defineProperty(Error, 'stackTraceLimit', {
+      configurable: true,
+      get: () => limit,
+      set: (value: number) => {
+        if (value === 0) stacklessBuilds++
+        limit = value
+      },
+    })
+    try {
+      const { runtime, clock } = recordedRuntime()
+      const search = withShaper(() => 'results', debounce(10), { key: 'search' })
+      const merged = run(runtime, search)
+      const survivor = run(runtime, search)
+      expect(merged.state).toBe('cancelled')
+      await clock.advance(10)
+      expect(await survivor).toBe('results')
+      const outcome = await settle(merged)
+      expect(outcome).toMatchObject({ status: 'cancelled', reason: 'superseded' })
+      expect(stacklessBuilds).toBe(0)
+      const error = (outcome as { error: Error }).error
+      expect(stacklessBuilds).toBe(1)
+      expect(error.message).toBe(`Task #${merged.id} was cancelled (superseded).`)
+      expect((outcome as { error: Error }).error).toBe(error)
+      expect(stacklessBuilds).toBe(1)
+    } finally {
+      Object.defineProperty(Error, 'stackTraceLimit', descriptor)
+    }
   })
 })

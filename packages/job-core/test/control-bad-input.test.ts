@@ -112,7 +112,7 @@ describe('runtime-control options are checked at createRuntime', () => {
     rejects(
       { defaults: { retry: 0 } },
       RangeError,
-      /createRuntime\(\{ defaults: \{ retry \} \}\): attempts must be an integer from 1/,
+      /createRuntime\(\{ defaults: \{ retry \} \}\): attempts must be a whole number ≥ 1/,
     )
     rejects(
       { defaults: { retry: { attempts: 2, retryIf: 1 as never } } },

@@ -46,9 +46,20 @@ export function recordedRuntime(options: RuntimeOptions = {}): {
     type: K,
     task: Task<unknown>,
   ) => Extract<RuntimeEvent, { type: K }>[]
+  /** What the runtime reported through `onUnobservedError` (unless `options` brought its own). */
+  unobserved: unknown[]
 } {
   const clock = createTestClock()
-  const runtime = createRuntime({ clock, ...options })
+  // A failure nobody awaited goes to this list, not to the console: tests that
+  // fail tasks on purpose stay quiet, and can assert on what was reported.
+  const unobserved: unknown[] = []
+  const runtime = createRuntime({
+    clock,
+    onUnobservedError: (error) => {
+      unobserved.push(error)
+    },
+    ...options,
+  })
   const events: RuntimeEvent[] = []
   subscribe(runtime, (event) => {
     if (event.type === 'task:transition' && !isLegalTransition(event.from, event.to)) {
@@ -71,7 +82,7 @@ export function recordedRuntime(options: RuntimeOptions = {}): {
       (e): e is Extract<RuntimeEvent, { type: K }> =>
         e.type === type && 'taskId' in e && e.taskId === task.id,
     )
-  return { runtime, clock, events, transitions, timeline, eventsOf }
+  return { runtime, clock, events, transitions, timeline, eventsOf, unobserved }
 }
 
 /** Lets every queued promise callback run. */

@@ -72,7 +72,7 @@ describe('counts', () => {
 
   it('rejects something that is not a runtime', () => {
     expect(() => counts({ name: 'fake' })).toThrow(
-      /counts\(runtime\): expected a runtime from createRuntime\(\), got Object/,
+      /counts\(runtime\): expected a runtime from createRuntime\(\), got an object/,
     )
   })
 })

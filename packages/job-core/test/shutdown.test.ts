@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { inspect, type RuntimeEvent, run, shutdown } from '../src/index.js'
+import {
+  cancelQueued,
+  createRuntime,
+  IllegalStateError,
+  inspect,
+  isPaused,
+  pause,
+  type RuntimeEvent,
+  resume,
+  run,
+  setConcurrency,
+  settle,
+  shutdown,
+} from '../src/index.js'
 import { flush, gate, recordedRuntime } from './helpers.js'
 
 const phases = (events: RuntimeEvent[]) =>
@@ -109,5 +122,42 @@ describe('plugins hear of shutdown', () => {
     const report = await done
     expect(heard).toEqual(['drain:running', 'cancel:running'])
     expect(report.errors).toEqual([new Error('listener failed'), new Error('listener failed')])
+  })
+})
+
+describe('control calls once shutdown() has begun', () => {
+  it('pause() during a drain is refused, and the drain still finishes (regression: it used to hang)', async () => {
+    const runtime = createRuntime({ concurrency: 1 })
+    const hold = gate()
+    const first = run(runtime, () => hold.promise)
+    const second = run(runtime, async () => 'second ran')
+    const report = shutdown(runtime, { mode: 'drain' })
+    expect(() => pause(runtime)).toThrow(IllegalStateError)
+    expect(() => pause(runtime)).toThrow(
+      /is shutting down; a shutdown runs or cancels the remaining work and cannot be paused/,
+    )
+    expect(isPaused(runtime)).toBe(false)
+    resume(runtime)
+    setConcurrency(runtime, 2)
+    expect(second.state).toBe('running')
+    hold.open()
+    await first
+    expect(await second).toBe('second ran')
+    expect(await report).toMatchObject({ completed: 2, cancelled: 0 })
+  })
+
+  it('after the shutdown finished: pause and setConcurrency throw, run() says why its task was cancelled', async () => {
+    const runtime = createRuntime({ name: 'closed' })
+    await shutdown(runtime)
+    expect(() => pause(runtime)).toThrow(/runtime closed has shut down/)
+    expect(() => setConcurrency(runtime, 4)).toThrow(
+      /setConcurrency\(runtime, n\): runtime closed has shut down/,
+    )
+    expect(cancelQueued(runtime)).toBe(0)
+    const outcome = await settle(run(runtime, () => 1))
+    expect(outcome).toMatchObject({ status: 'cancelled', reason: 'shutdown' })
+    expect((outcome as { error: Error }).error.message).toMatch(
+      /was cancelled because shutdown\(\) was called on its runtime, which takes no new work/,
+    )
   })
 })

@@ -5,6 +5,7 @@ import {
   createRuntime,
   createTaskTag,
   run,
+  settle,
   type Task,
   type TaskContext,
   tagTaskFn,
@@ -167,5 +168,24 @@ describe("a body's ctx exposes the TaskContext interface and nothing else", () =
     expect(seen!.signal.aborted).toBe(true)
     expect(seen!.signal.reason).toMatchObject({ name: 'CancelledError', reason: 'abort' })
     hold.open()
+  })
+})
+
+describe('task.cancel() takes no argument', () => {
+  it('refuses a reason instead of dropping it, and names the way to give one', async () => {
+    const runtime = createRuntime({ concurrency: 1 })
+    const task = run(runtime, (ctx) => ctx.sleep(1_000))
+    expect(() => (task.cancel as (why: string) => void)('user left')).toThrow(
+      /task\.cancel\(\) takes no argument, got 'user left'.*controller\.abort\(why\)/,
+    )
+    expect(task.state).toBe('running')
+    const controller = new AbortController()
+    const withSignal = run(runtime, (ctx) => ctx.sleep(1_000), { signal: controller.signal })
+    controller.abort('user left')
+    const outcome = await settle(withSignal)
+    expect(outcome).toMatchObject({ status: 'cancelled', reason: 'abort' })
+    expect((outcome as { error: Error }).error.cause).toBe('user left')
+    task.cancel()
+    expect(await settle(task)).toMatchObject({ status: 'cancelled', reason: 'abort' })
   })
 })

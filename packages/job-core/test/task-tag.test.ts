@@ -237,3 +237,15 @@ describe('a backend job of a tagged task', () => {
     expect(await Promise.all(waiting)).toEqual(Array.from({ length: 20 }, (_, i) => i))
   })
 })
+
+describe('createTaskTag options are checked', () => {
+  it('a misspelled or malformed option is a TypeError that names it', () => {
+    expect(() => createTaskTag('p', { kye: () => 'k' } as never)).toThrow(
+      /createTaskTag\(plugin, options\): unknown option 'kye'; did you mean 'key'\?/,
+    )
+    expect(() => createTaskTag('p', { key: 'k' } as never)).toThrow(
+      /createTaskTag\(plugin, \{ key \}\): key must be a function .* got 'k'/,
+    )
+    expect(() => createTaskTag('p', null as never)).toThrow(/options must be an object/)
+  })
+})

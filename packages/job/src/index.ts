@@ -33,6 +33,8 @@ export {
   withCoordinator,
 } from '@vega/job-coordination'
 export {
+  type AttemptInfo,
+  type AttemptWrapper,
   assertKnownKeys,
   type Backend,
   type BackendJob,
@@ -121,4 +123,5 @@ export {
   whenIdle,
   whenQueueBelow,
   withShaper,
+  wrapAttempts,
 } from '@vega/job-core'

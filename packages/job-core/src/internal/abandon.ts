@@ -1,7 +1,7 @@
-import { type AttemptJob, phaseOf, setPhase, setTimer, ticketOf } from './attempt-job.js'
+import { phaseOf, queuedOf, setPhase, setTimer } from './attempt-job.js'
+import type { AttemptJob, TaskRecord } from './model.js'
 import { staleBodyLeft } from './retry.js'
 import { bodyLeft } from './stages/settle.js'
-import type { TaskRecord } from './task-record.js'
 
 /**
  * `createRuntime({ abandonAfter })`: the body of `job` was told to stop (its
@@ -32,7 +32,7 @@ function abandonBody(task: TaskRecord, job: AttemptJob): void {
   core.shutdown?.bodyAbandoned()
   if (core.bus.active) core.bus.emit({ type: 'task:abandoned', taskId: task.id })
   bodyLeft(task)
-  core.backend.release(ticketOf(job))
+  core.backend.release(queuedOf(job))
   core.checkIdle()
 }
 

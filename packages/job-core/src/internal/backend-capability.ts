@@ -1,4 +1,4 @@
-import type { Backend } from '../backend.js'
+import type { Backend } from '../types/backend.js'
 
 /** The optional `Backend` methods runtime control relies on. */
 export type BackendCapability = 'setConcurrency' | 'setGate' | 'dropCandidate'

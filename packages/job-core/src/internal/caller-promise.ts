@@ -1,46 +1,30 @@
-import type { Outcome } from '../task.js'
+import type { Outcome } from '../types/outcome.js'
+import type { TaskRecord } from './model.js'
 import { handled, isThenable } from './promises.js'
-import type { TaskRecord } from './task-record.js'
 
-// The task's own promise lives on the record (`own`, `resolveOwn`): every
-// task may need it, so it costs no extra object. A task that waits behind a
-// promise door gets it at once, derived from its context carrier (see
-// `context-carrier.ts`); any other gets it when someone first asks. What a
-// dispatch handler or a shaper substitutes for it is one promise in
-// `task.caller`: a merged call (dedupe, superseded) allocates nothing to
-// hold it.
+// The task's own promise lives on the record (`own`, with its resolvers
+// while pending), made when someone first asks. What a dispatch handler or
+// a shaper substitutes for it is one promise in `task.caller`.
 
 /** What `task.promise` returns. */
 export function callerPromise(task: TaskRecord): Promise<unknown> {
   return task.caller ?? ownPromise(task)
 }
 
-/**
- * Markers in `resolveOwn` for an own promise that comes from the context
- * carrier (see `context-carrier.ts`) and waits to adopt the task: not yet
- * handed to anyone, or handed out. Only a handed-out one is worth settling;
- * one nobody holds is dropped — a merged call then builds no
- * `CancelledError` and rejects nothing.
- */
-export const OWN_NOT_HANDED_OUT = (): void => {}
-export const OWN_HANDED_OUT = (): void => {}
-
 /** The task's own result: what its body produced, or how it ended. */
 export function ownPromise(task: TaskRecord): Promise<unknown> {
-  if (task.own !== undefined) {
-    if (task.resolveOwn === OWN_NOT_HANDED_OUT) task.resolveOwn = OWN_HANDED_OUT
-    return task.own
-  }
+  if (task.own !== undefined) return task.own
   const outcome = task.outcome
-  if (outcome !== undefined) {
+  if (outcome === undefined) {
+    task.own = new Promise((resolve, reject) => {
+      task.resolveOwn = resolve
+      task.rejectOwn = reject
+    })
+  } else {
     task.own =
       outcome.status === 'success'
         ? Promise.resolve(outcome.value)
         : handled(Promise.reject(outcome.error))
-  } else {
-    task.own = new Promise(captureResolve)
-    task.resolveOwn = capturedResolve
-    capturedResolve = undefined
   }
   return task.own
 }
@@ -48,30 +32,14 @@ export function ownPromise(task: TaskRecord): Promise<unknown> {
 /** The task ended: its own promise, if anyone made it, settles, once. */
 export function settleOwn(task: TaskRecord, outcome: Outcome<unknown>): void {
   const resolve = task.resolveOwn
-  if (resolve === undefined || resolve === OWN_NOT_HANDED_OUT || resolve === OWN_HANDED_OUT) return
+  const reject = task.rejectOwn
+  if (resolve === undefined || reject === undefined) return
   task.resolveOwn = undefined
+  task.rejectOwn = undefined
   if (outcome.status === 'success') resolve(outcome.value)
   else {
-    handled(task.own!)
-    resolve(new Rejection(outcome.error))
-  }
-}
-
-/**
- * The own promise of a task that waited follows the task through this
- * adoption step (a thenable's `then`, called once by the promise machinery):
- * it receives the promise's resolvers, or settles it at once if the task
- * has ended.
- */
-export function adoptOwn(
-  task: TaskRecord,
-  resolve: (value: unknown) => void,
-  reject: (error: unknown) => void,
-): void {
-  const outcome = task.outcome
-  if (outcome === undefined) task.resolveOwn = resolve
-  else if (outcome.status === 'success') resolve(outcome.value)
-  else {
+    // Whoever holds the own promise observes it; a merged call's caller
+    // holds its peer's, so a rejection here must not count as unhandled.
     handled(task.own!)
     reject(outcome.error)
   }
@@ -99,31 +67,4 @@ export function substitute(task: TaskRecord, value: unknown, guarded = false): v
     handled(promise)
   }
   task.caller = promise
-}
-
-let capturedResolve: ((value: unknown) => void) | undefined
-
-// Only the resolve function is kept: the engine makes both, and a task that
-// waits would otherwise hold the reject function too (56 B of its ≈ 400).
-// A failure resolves with a Rejection instead, which rejects the promise one
-// microtask later than reject() would.
-function captureResolve(resolve: (value: unknown) => void): void {
-  capturedResolve = resolve
-}
-
-/**
- * What the own promise is resolved with when the task fails or is
- * cancelled: a thenable the promise adopts by rejecting with its error.
- */
-class Rejection {
-  readonly error: unknown
-
-  constructor(error: unknown) {
-    this.error = error
-  }
-
-  // biome-ignore lint/suspicious/noThenProperty: adopted by the own promise, which rejects with the error.
-  then(_resolve: unknown, reject: (error: unknown) => void): void {
-    reject(this.error)
-  }
 }

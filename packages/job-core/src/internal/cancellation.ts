@@ -1,10 +1,10 @@
-import type { CancelReason } from '../task-state.js'
+import type { CancelReason } from '../types/task.js'
 import { armAbandon } from './abandon.js'
 import { abortAttempt, clearTimer, phaseOf } from './attempt-job.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
+import type { TaskRecord } from './model.js'
 import { finish } from './stages/settle.js'
 import { extrasOf } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
 
 /** Who or what cancelled a task, besides the reason. */
 export interface CancelOptions {

@@ -1,5 +1,5 @@
 import { CancelledError } from '../errors.js'
-import type { CancelReason } from '../task-state.js'
+import type { CancelReason } from '../types/task.js'
 
 /**
  * A cancelled task's outcome whose `CancelledError` is built on first read.

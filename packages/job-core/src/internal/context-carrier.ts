@@ -1,20 +1,17 @@
-import { OWN_NOT_HANDED_OUT } from './caller-promise.js'
-import type { TaskRecord } from './task-record.js'
-
 // A body that starts later from somewhere else (a slot freed by another
 // task, a timer, a peer's exit) must run in the async context of its run()
-// call (core.md §13). Two ways to keep that context, chosen once per
+// call (the async-context guarantee of the core README). Two ways to keep that context, chosen once per
 // process:
 //
 // - a snapshot, where the platform offers one: `AsyncContext.Snapshot`, or
 //   Node's `AsyncResource` reached through `process.getBuiltinModule` (a
 //   feature test, not an import: core stays free of Node). A snapshot is one
-//   small object (about 80 B on Node 20, with its two async ids) and is
-//   entered from a shared microtask;
+//   small object and is entered from a shared microtask;
 // - elsewhere, a promise door: a promise reaction runs in the context in
 //   which it was registered, so a reaction registered inside run() is a way
-//   back. It costs a pending promise, its resolvers, the reaction and its
-//   promise (about 250 B), and enters one microtask later.
+//   back. It costs a pending promise, its resolver, the reaction and its
+//   promise (bench/README.md has what each way costs), and enters one
+//   microtask later.
 //
 // Either is made only for a task that waits: a body that starts inside
 // run() is already in its context and pays nothing.
@@ -158,39 +155,17 @@ function drainEntries(): void {
 
 /**
  * The promise door: `carrier(value)` runs the `enter` given at capture with
- * `value`, in the captured context, one microtask later. Once.
+ * `value`, in the captured context, one microtask later. Once. A door that
+ * is never opened (its task ended while it waited) is dropped with the
+ * task: its pending promise holds nothing else.
  */
 export type ContextCarrier<V> = (value: V) => void
 
-/** A carrier whose reaction's own promise is dropped (a retry's next attempt). */
+/** Captures the current context as a door through which `enter` runs later. */
 export function captureContext<V>(enter: (value: V) => unknown): ContextCarrier<V> {
-  new Promise<V>(capture as (resolve: ContextCarrier<V>) => void).then(enter)
-  return takeCaptured()
-}
-
-/**
- * The carrier of a task that waits from inside its `run()` call. The
- * reaction's promise becomes the task's own promise: `enter` returns the
- * task, a thenable the promise machinery adopts (see `adoptOwn`), so one
- * pending promise serves both the door and the caller.
- */
-export function captureForTask<V>(
-  task: TaskRecord,
-  enter: (value: V) => TaskRecord | undefined,
-): void {
-  task.own = new Promise<V>(capture as (resolve: ContextCarrier<V>) => void).then(enter)
-  task.resolveOwn = OWN_NOT_HANDED_OUT
-  task.carrier = takeCaptured()
-}
-
-let captured: ContextCarrier<never> | undefined
-
-function capture(resolve: ContextCarrier<never>): void {
-  captured = resolve
-}
-
-function takeCaptured<V>(): ContextCarrier<V> {
-  const carrier = captured as ContextCarrier<V>
-  captured = undefined
-  return carrier
+  let open!: ContextCarrier<V>
+  new Promise<V>((resolve) => {
+    open = resolve
+  }).then(enter)
+  return open
 }

@@ -1,5 +1,5 @@
-import type { TaskState } from '../task-state.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type { TaskState } from '../types/task.js'
+import type { QueueWaiter, RuntimeCore } from './model.js'
 
 /**
  * Keeps `core.queuedTasks` and `core.runningTasks` true as a task moves from
@@ -14,12 +14,6 @@ export function countMove(core: RuntimeCore, from: TaskState, to: TaskState): vo
   } else if (from === 'running') core.runningTasks--
   if (to === 'queued') core.queuedTasks++
   else if (to === 'running') core.runningTasks++
-}
-
-/** One `whenQueueBelow(runtime, below)` call that still waits. */
-export interface QueueWaiter {
-  readonly below: number
-  readonly resolve: () => void
 }
 
 /** Resolves at once when `queued < below`, else when it gets there. */

@@ -1,13 +1,11 @@
-import type { Task, TaskFn } from '../task.js'
+import type { Task, TaskFn } from '../types/task.js'
 import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
-import { captureContext, captureForTask, takeSnapshot } from './context-carrier.js'
-import { advance, entryStage } from './pipeline.js'
-import type { ResolvedRunOptions } from './run-options.js'
-import type { RuntimeCore } from './runtime-core.js'
+import { captureContext, takeSnapshot } from './context-carrier.js'
+import type { ResolvedRunOptions, RuntimeCore } from './model.js'
 import { sinceOffsetAt } from './since-offset.js'
-import { enterIfGranted, enterWaiting } from './stages/execute.js'
-import { extrasOf, withCallback } from './task-extras.js'
+import { enterBody } from './stages/execute.js'
+import { addCallback, extrasOf } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 import { armTimeout } from './timeouts.js'
@@ -15,9 +13,9 @@ import type { KernelEvent } from './transition-event.js'
 
 /**
  * Creates a task for `taskFn` (whose layers, `readBindings(taskFn)`, the
- * caller read), registers it, admits it (shutdown, parent, external signal,
- * total timeout) and runs the pipeline as far as it goes now. A task that
- * has to wait keeps the async context of this call for its body.
+ * caller read), registers it and admits it (shutdown, parent, external
+ * signal, total timeout): a task that may not run has ended when this
+ * returns. The pipeline (`runCall`) takes it from here.
  */
 export function createTask(
   core: RuntimeCore,
@@ -46,23 +44,26 @@ export function createTask(
     if (key !== undefined) created.key = key
     bus.deliver(created)
   }
-  if (admit(task, parent)) {
-    task.stage = entryStage(task)
-    advance(task)
-  }
+  admit(task, parent)
+  return task
+}
+
+/**
+ * After the pipeline went as far as it could inside `run()`: a task that
+ * has to wait keeps the async context of this call for its body.
+ */
+export function keepCallerContext(task: TaskRecord): void {
+  const core = task.core
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs
   // as much as the rest of its merge; until here `since` reads the clock
   // when asked (only inspect() from a dispatch handler can ask).
-  if (!listened && task.state === 'idle') task.sinceOffset = sinceOffsetAt(core)
+  if (task.state === 'idle' && task.sinceOffset === undefined)
+    task.sinceOffset = sinceOffsetAt(core)
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
-    const snapshot = takeSnapshot()
-    if (snapshot !== undefined) task.carrier = snapshot
-    else if (task.own === undefined) captureForTask(task, enterWaiting)
-    else task.carrier = captureContext(enterIfGranted)
+    task.carrier = takeSnapshot() ?? captureContext(enterBody)
   }
-  return task
 }
 
 /** What may end a task before its pipeline starts; arms what lasts its whole life. */
@@ -77,7 +78,7 @@ function admit(task: TaskRecord, parent: TaskRecord | undefined): boolean {
       extras.children = new Set()
       // First of the parent's settle callbacks: a child that depends on its
       // parent must end 'parent', not start because its dependency succeeded.
-      extras.settledCallbacks = withCallback(extras.settledCallbacks, cancelChildrenOf, true)
+      addCallback(parent, 'settledCallbacks', cancelChildrenOf, true)
     }
     extras.children.add(task)
   }

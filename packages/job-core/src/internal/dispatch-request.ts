@@ -1,25 +1,22 @@
 import { IllegalStateError } from '../errors.js'
-import type { DispatchRequest } from '../plugin.js'
-import type { RunOptions, Task, TaskFn } from '../task.js'
-import type { CancelReason } from '../task-state.js'
+import type { DispatchRequest } from '../types/plugin.js'
+import type { CancelReason, RunOptions, Task, TaskFn } from '../types/task.js'
 import { ownPromise } from './caller-promise.js'
 import { type CancelOptions, cancelTask, cancelTaskBy, failTask } from './cancellation.js'
+import type { TaskRecord } from './model.js'
 import { recordOf } from './record-of.js'
-import { type Advance, DEPENDENCIES, DISPATCH } from './stages/stage.js'
-import type { TaskRecord } from './task-record.js'
+import { DISPATCH } from './stages/stage.js'
 
 /** The handle a dispatch handler gets: the decisions it may take on one task. */
 export class DispatchRequestImpl implements DispatchRequest<unknown> {
   readonly binding: unknown
   readonly #task: TaskRecord
-  readonly #advance: Advance
   /** The caller promise `follow` returned: already guarded against unhandled rejection. */
   followed: Promise<unknown> | undefined = undefined
 
-  constructor(task: TaskRecord, binding: unknown, advance: Advance) {
+  constructor(task: TaskRecord, binding: unknown) {
     this.#task = task
     this.binding = binding
-    this.#advance = advance
   }
 
   get task(): Task<unknown> {
@@ -46,8 +43,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
         `Task #${task.id} was already dispatched (state ${task.state}); decide each task once.`,
       )
     }
-    task.stage = DEPENDENCIES
-    this.#advance(task)
+    task.core.resume(task, 'proceeded')
     return ownPromise(task)
   }
 

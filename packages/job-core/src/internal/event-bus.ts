@@ -1,11 +1,11 @@
-import type { Clock } from '../clock.js'
+import type { Clock } from '../types/backend.js'
 import type {
   CustomEventDraft,
   EventBus,
   RuntimeEvent,
   RuntimeEventDraft,
   RuntimeListener,
-} from '../events.js'
+} from '../types/events.js'
 
 /**
  * The bus behind `subscribe` and `getEventBus`. Listeners live in a
@@ -91,5 +91,46 @@ export class RuntimeEventBus implements EventBus {
       return
     }
     this.emit({ type: 'runtime:listener-error', error, eventType: event.type, eventSeq: event.seq })
+  }
+}
+
+/** The event types only the kernel emits: its own facts, which every listener trusts. */
+const KERNEL_NAMESPACES = ['task:', 'runtime:'] as const
+
+/**
+ * The bus as `getEventBus(runtime)` and `host.events` hand it out: `active`,
+ * `emit` and `subscribe`, and nothing of the kernel's delivery machinery.
+ * `emit` refuses the kernel's own event types, so a `task:transition` a
+ * listener sees is one the kernel made.
+ */
+export class EventBusView implements EventBus {
+  readonly #bus: RuntimeEventBus
+
+  constructor(bus: RuntimeEventBus) {
+    this.#bus = bus
+  }
+
+  get active(): boolean {
+    return this.#bus.active
+  }
+
+  emit(draft: RuntimeEventDraft | CustomEventDraft): void {
+    const type: unknown = (draft as { type?: unknown } | null | undefined)?.type
+    if (typeof type !== 'string' || type === '') {
+      throw new TypeError(
+        'emit(event): an event needs a non-empty string `type`, e.g. { type: "app:ready" }.',
+      )
+    }
+    const reserved = KERNEL_NAMESPACES.find((namespace) => type.startsWith(namespace))
+    if (reserved !== undefined) {
+      throw new TypeError(
+        `emit(event): '${type}' is one of the kernel's own event types (${reserved}*), which only the kernel emits; emit your own under a namespace of yours, e.g. 'app:${type.slice(reserved.length)}'.`,
+      )
+    }
+    this.#bus.emit(draft)
+  }
+
+  subscribe(listener: RuntimeListener): () => void {
+    return this.#bus.subscribe(listener)
   }
 }

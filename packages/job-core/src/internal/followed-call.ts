@@ -1,11 +1,9 @@
 import { IllegalStateError } from '../errors.js'
-import type { Task, TaskFn } from '../task.js'
-import type { CancelReason, TaskState } from '../task-state.js'
+import type { CancelReason, Task, TaskFn, TaskState } from '../types/task.js'
 import type { TaskBindings } from './bindings.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
-import type { ResolvedRunOptions } from './run-options.js'
-import type { RuntimeCore } from './runtime-core.js'
-import { handleRecord } from './task-handle.js'
+import type { ResolvedRunOptions, RuntimeCore } from './model.js'
+import { handleRecord, refuseCancelArguments } from './task-handle.js'
 import { TaskRecord } from './task-record.js'
 
 let readFollowed: (value: object) => TaskRecord | undefined
@@ -38,13 +36,13 @@ export class FollowedCall<T> implements Task<T> {
   /**
    * The tags of the call's taskFn, not the taskFn: a plugin may still ask
    * whether it owns the call, but its body never runs, so a function tagged
-   * per call (88 B) is not kept while the peer runs.
+   * per call is not kept while the peer runs.
    */
   readonly #bindings: TaskBindings
   readonly #options: ResolvedRunOptions
 
   // Made here, not as a private method: a class with private methods gives
-  // every instance a brand slot (8 B per merged call).
+  // every instance a brand slot, one field more per merged call.
   static {
     readFollowed = (value) => {
       if (!(#id in value)) return undefined
@@ -125,7 +123,9 @@ export class FollowedCall<T> implements Task<T> {
   }
 
   /** Already terminal: nothing to cancel, as for any ended task. */
-  cancel(): void {}
+  cancel(...unexpected: unknown[]): void {
+    refuseCancelArguments(unexpected)
+  }
 }
 
 /**

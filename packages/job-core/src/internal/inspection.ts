@@ -1,5 +1,5 @@
-import type { RuntimeInspection, TaskSnapshot } from '../inspect.js'
-import type { RuntimeCore } from './runtime-core.js'
+import type { RuntimeInspection, TaskSnapshot } from '../types/inspection.js'
+import type { RuntimeCore } from './model.js'
 
 /** The snapshot behind `inspect(runtime)` and the runtime inspector. */
 export function inspectCore(core: RuntimeCore): RuntimeInspection {
@@ -28,6 +28,7 @@ export function inspectCore(core: RuntimeCore): RuntimeInspection {
       runningBodies: core.runningBodies,
       shaperWindows,
       listeners: core.bus.listenerCount,
+      attemptWrappers: core.attemptWrappers?.length ?? 0,
     },
     lastSeq: core.bus.lastSeq,
   }

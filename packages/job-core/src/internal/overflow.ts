@@ -1,6 +1,6 @@
 import { cancelTask } from './cancellation.js'
+import type { TaskRecord } from './model.js'
 import { recordOf } from './record-of.js'
-import type { TaskRecord } from './task-record.js'
 
 /**
  * `createRuntime({ maxQueued, overflow })`: `task` has just been queued for

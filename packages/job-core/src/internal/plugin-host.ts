@@ -1,13 +1,10 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import { IllegalStateError } from '../errors.js'
-import type { ClaimOptions, DispatchHandler, Plugin, PluginHost } from '../plugin.js'
-import type { Task } from '../task.js'
-import type { CancelReason } from '../task-state.js'
-import type { TaskTag } from '../task-tag.js'
+import type { ClaimOptions, DispatchHandler, Plugin, PluginHost, TaskTag } from '../types/plugin.js'
+import type { CancelReason, Task } from '../types/task.js'
+import type { RuntimeCore, TaskRecord } from './model.js'
 import { recordOf } from './record-of.js'
-import type { RuntimeCore } from './runtime-core.js'
 import { onExited, onSettled } from './task-callbacks.js'
-import type { TaskRecord } from './task-record.js'
 import { describeValue } from './validate.js'
 
 /** Installs `plugin` into `core` through the public seams of a {@link PluginHost}. */
@@ -29,9 +26,9 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin): void {
     return record
   }
   const host: PluginHost = {
-    runtime: core,
+    runtime: core.handle,
     clock: core.clock,
-    events: core.bus,
+    events: core.publicBus,
     claim: (tag, handler, options) => {
       if (core.claims.has(tag as TaskTag<unknown>)) {
         throw new IllegalStateError(

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock.js'
+import type { Clock, TimerHandle } from '../types/backend.js'
 
 /**
  * `createRuntime({ rateLimit })`: counts body starts on the runtime clock.

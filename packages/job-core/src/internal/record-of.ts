@@ -1,6 +1,6 @@
 import { followedRecord } from './followed-call.js'
+import type { TaskRecord } from './model.js'
 import { handleRecord } from './task-handle.js'
-import type { TaskRecord } from './task-record.js'
 
 /**
  * The record behind a task returned by `run()`, or `undefined` for anything

@@ -1,34 +1,8 @@
-import type { OverflowPolicy, UnobservedErrorHandler } from '../control-options.js'
-import type { RuntimeOptions } from '../runtime.js'
-import type { ResolvedRetry } from './retry.js'
+import type { RuntimeOptions, UnobservedErrorHandler } from '../types/runtime.js'
+import type { ResolvedControl, ResolvedDefaults, ResolvedRateLimit } from './model.js'
 import { resolveRetry } from './retry.js'
-import { resolveTimeouts, type Timeouts } from './run-options.js'
+import { resolveTimeouts } from './run-options.js'
 import { nestedOptionName, validateMs } from './validate.js'
-
-/** `RuntimeOptions.rateLimit` with its window chosen. */
-export interface ResolvedRateLimit {
-  readonly limit: number
-  readonly interval: number
-  readonly window: 'fixed' | 'sliding'
-}
-
-/** `RuntimeOptions.defaults`, checked once at `createRuntime`. */
-export interface ResolvedDefaults {
-  readonly priority: number | undefined
-  readonly timeouts: Timeouts | undefined
-  readonly retry: ResolvedRetry | undefined
-}
-
-/** The runtime-control options of `createRuntime`, checked and with their defaults filled in. */
-export interface ResolvedControl {
-  readonly defaults: ResolvedDefaults | undefined
-  readonly rateLimit: ResolvedRateLimit | undefined
-  readonly maxQueued: number
-  readonly overflow: OverflowPolicy
-  readonly abandonAfter: number
-  /** `undefined` when reporting is off. */
-  readonly onUnobservedError: UnobservedErrorHandler | undefined
-}
 
 const DEFAULT_KEYS = new Set(['timeout', 'retry', 'priority'])
 

@@ -1,28 +1,14 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
 import { isCancelledError } from '../errors.js'
-import type { RetryPolicy } from '../task.js'
-import { QUEUE } from './stages/stage.js'
+import type { RetryPolicy } from '../types/task.js'
+import type { ResolvedRetry, TaskRecord } from './model.js'
 import { extrasOf } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
 import { describeValue, type OptionName, validateMs } from './validate.js'
 
 const RETRY_KEYS: readonly (keyof RetryPolicy)[] = ['attempts', 'delay', 'retryIf']
 
 const BASE_DELAY_MS = 100
 const MAX_DELAY_MS = 30_000
-/**
- * The most attempts a policy may allow: 2^22 − 1, what the attempt count's
- * bits in a task's packed small integer hold (see `TaskWord`). Beyond it
- * the count would overflow into the sign bit.
- */
-export const MAX_ATTEMPTS = 4_194_303
-
-/** A retry policy with its defaults filled in. */
-export interface ResolvedRetry {
-  readonly attempts: number
-  delayFor(attempt: number, error: unknown, random: () => number): number
-  shouldRetry(error: unknown, attempt: number): boolean
-}
 
 /**
  * The default delay before attempt `attempt + 1`: exponential
@@ -47,14 +33,9 @@ export function resolveRetry(
   }
   assertKnownKeys(where(), policy, RETRY_KEYS)
   const { attempts, delay, retryIf } = policy
-  if (
-    typeof attempts !== 'number' ||
-    !Number.isInteger(attempts) ||
-    attempts < 1 ||
-    attempts > MAX_ATTEMPTS
-  ) {
+  if (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1) {
     throw new RangeError(
-      `${where()}: attempts must be an integer from 1 (the first attempt included) to ${MAX_ATTEMPTS}, got ${describeValue(attempts)}.`,
+      `${where()}: attempts must be a whole number ≥ 1 (the first attempt included), got ${describeValue(attempts)}.`,
     )
   }
   if (delay !== undefined && typeof delay !== 'function') validateMs(delay, where('delay'))
@@ -102,10 +83,7 @@ export function parkForRetry(task: TaskRecord, delay: number, error: unknown): v
     core.bus.emit({ type: 'task:retry', taskId: task.id, attempt: task.attempt, delay, error })
   }
   const extras = extrasOf(task)
-  const retry = () => {
-    task.stage = QUEUE
-    core.advance(task)
-  }
+  const retry = () => core.resume(task, 'retry-due')
   extras.stageTimer = core.clock.setTimeout(() => {
     extras.stageTimer = undefined
     // Two attempts of one task never overlap: a timed-out body still inside

@@ -1,40 +1,15 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
-import type { RunOptions } from '../task.js'
+import type { RunOptions } from '../types/task.js'
+import type {
+  ResolvedDefaults,
+  ResolvedRunOptions,
+  RuntimeCore,
+  TaskRecord,
+  Timeouts,
+} from './model.js'
 import { recordOf } from './record-of.js'
-import type { ResolvedDefaults } from './resolve-control.js'
-import { type ResolvedRetry, resolveRetry } from './retry.js'
-import type { RuntimeCore } from './runtime-core.js'
-import type { TaskRecord } from './task-record.js'
+import { resolveRetry } from './retry.js'
 import { describeValue, nestedOptionName, type OptionName, validateMs } from './validate.js'
-
-/** The limits of `RunOptions.timeout`, in ms; `undefined` where none applies. */
-export interface Timeouts {
-  readonly attempt: number | undefined
-  readonly total: number | undefined
-  readonly queue: number | undefined
-}
-
-/**
- * Everything a task needs from its `run()` call, checked once and frozen:
- * nothing downstream re-reads or re-validates the caller's object.
- */
-export interface ResolvedRunOptions {
-  readonly label: string | undefined
-  readonly priority: number
-  readonly signal: AbortSignal | undefined
-  /** A copy taken at run(): mutating the caller's array later cannot add a cycle. */
-  readonly dependsOn: readonly TaskRecord[] | undefined
-  readonly timeouts: Timeouts | undefined
-  readonly retry: ResolvedRetry | undefined
-  /** The caller's object, for dispatch handlers (`request.options`). */
-  readonly given: RunOptions
-  /**
-   * The runtime the options were resolved for. A record reaches its runtime
-   * through here rather than a field of its own: every task holds 8 B less,
-   * and a plain call's options are the runtime's one default object.
-   */
-  readonly core: RuntimeCore
-}
 
 const NO_OPTIONS: RunOptions = Object.freeze({})
 
@@ -163,7 +138,7 @@ export function defaultRunOptionsFor(
 export function resolveTimeouts(timeout: unknown, where: OptionName): Timeouts {
   if (typeof timeout === 'number') {
     return {
-      attempt: validateMs(timeout, where()),
+      attempt: validateTimeLimit(timeout, where()),
       total: undefined,
       queue: undefined,
     }
@@ -176,7 +151,7 @@ export function resolveTimeouts(timeout: unknown, where: OptionName): Timeouts {
   assertKnownKeys(where(), timeout, TIMEOUT_KEYS)
   const { attempt, total, queue } = timeout as Record<string, unknown>
   const pick = (ms: unknown, name: string) =>
-    ms === undefined ? undefined : validateMs(ms, where(name))
+    ms === undefined ? undefined : validateTimeLimit(ms, where(name))
   return {
     attempt: pick(attempt, 'attempt'),
     total: pick(total, 'total'),
@@ -218,4 +193,18 @@ function checkDependencies(
     records.push(record)
   }
   return records
+}
+
+/**
+ * A time limit: a finite number of ms above 0. A limit of 0 would fail
+ * every task before its body could run, which is never what a caller means.
+ */
+function validateTimeLimit(value: unknown, what: string): number {
+  const ms = validateMs(value, what)
+  if (ms === 0) {
+    throw new RangeError(
+      `${what}: a time limit of 0 ms would fail every task before it runs; pass a positive number of ms, or leave the limit out for none.`,
+    )
+  }
+  return ms
 }

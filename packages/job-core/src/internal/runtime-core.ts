@@ -1,30 +1,32 @@
 import { assertKnownKeys } from '../assert-known-keys.js'
-import type { Backend } from '../backend.js'
-import { type Clock, systemClock } from '../clock.js'
-import type { DispatchHandler } from '../plugin.js'
+import { systemClock } from '../clock.js'
 import { createPriorityBackend } from '../priority-backend.js'
-import type { Runtime, RuntimeOptions } from '../runtime.js'
-import type { Shaper } from '../shaper.js'
-import type { ShutdownMode } from '../shutdown.js'
-import type { RunOptions, Task, TaskFn } from '../task.js'
-import type { CancelReason } from '../task-state.js'
-import type { TaskTag } from '../task-tag.js'
+import type { Backend, Clock } from '../types/backend.js'
+import type { AttemptWrapper, TaskTag } from '../types/plugin.js'
+import type { RuntimeOptions } from '../types/runtime.js'
+import type { Shaper } from '../types/shaper.js'
+import type { RunOptions, Runtime, ShutdownMode, Task, TaskFn } from '../types/task.js'
 import { requireCapability } from './backend-capability.js'
-import { readBindings } from './bindings.js'
-import type { QueueWaiter } from './counters.js'
-import { createTask } from './create-task.js'
-import { RuntimeEventBus } from './event-bus.js'
-import { followedCall } from './followed-call.js'
+import { EventBusView, RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
-import { advance } from './pipeline.js'
+import type {
+  Claim,
+  QueueWaiter,
+  ResolvedControl,
+  ResolvedRunOptions,
+  Resume,
+  RuntimeCore as RuntimeCoreShape,
+  ShaperWindow,
+  ShutdownState,
+  TaskRecord,
+} from './model.js'
+import { resume, runCall } from './pipeline.js'
 import { installPlugin } from './plugin-host.js'
 import { RateLimiter } from './rate-limit.js'
-import { type ResolvedControl, resolveControl } from './resolve-control.js'
-import { defaultRunOptionsFor, type ResolvedRunOptions, resolveRunOptions } from './run-options.js'
-import type { ShaperWindow } from './shaper-window.js'
-import type { ShutdownState } from './shutdown-state.js'
+import { resolveControl } from './resolve-control.js'
+import { defaultRunOptionsFor, resolveRunOptions } from './run-options.js'
+import { RuntimeHandle } from './runtime-handle.js'
 import { KernelGate } from './start-gate.js'
-import type { TaskRecord } from './task-record.js'
 import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
 
@@ -45,25 +47,20 @@ const RUNTIME_OPTION_KEYS: readonly (keyof RuntimeOptions)[] = [
   'onUnobservedError',
 ]
 
-/** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
-export interface Claim {
-  readonly plugin: string
-  readonly handler: DispatchHandler<unknown> | undefined
-  /** `ClaimOptions.followPeer`: merges a call into a peer before its task is built. */
-  readonly followPeer: ((binding: unknown) => Task<unknown> | undefined) | undefined
-  readonly followReason: CancelReason
-}
-
-/** The runtime's real state; `Runtime` is its public face. */
-export class RuntimeCore implements Runtime {
+/** The runtime's real state; its public face is {@link RuntimeHandle}. */
+export class RuntimeCore implements RuntimeCoreShape {
   readonly name: string
+  /** What the user holds: `createRuntime()`'s return, `host.runtime`. */
+  readonly handle: Runtime
   readonly clock: Clock
   /** The clock's first reading: task times are kept relative to it (see `TaskRecord.sinceOffset`). */
   readonly clockOrigin: number
   readonly bus: RuntimeEventBus
+  /** The bus as users and plugins get it (see {@link EventBusView}). */
+  readonly publicBus: EventBusView
   readonly random: () => number
-  /** The pipeline, for what un-parks a task from outside a stage (a backend granting a slot, a retry delay). */
-  readonly advance: (task: TaskRecord) => void = advance
+  /** The pipeline's way back for a parked task: whatever un-parks one calls it (see `pipeline.ts`). */
+  readonly resume: Resume = resume
   backend: Backend
   readonly live: LiveTasks<TaskRecord> = new LiveTasks()
   readonly claims: Map<TaskTag<unknown>, Claim> = new Map()
@@ -90,6 +87,8 @@ export class RuntimeCore implements Runtime {
   queueWaiters: QueueWaiter[] | undefined = undefined
   /** Installed in the backend while paused or rate-limited. */
   gate: KernelGate | undefined = undefined
+  /** What `wrapAttempts` installed, outermost first; `undefined` while none (the one check a body entry pays). */
+  attemptWrappers: readonly AttemptWrapper[] | undefined = undefined
   /** Failed tasks waiting one macrotask to see whether anyone observes them. */
   unobserved: TaskRecord[] | undefined = undefined
 
@@ -114,6 +113,7 @@ export class RuntimeCore implements Runtime {
       )
     }
     this.clockOrigin = this.clock.now()
+    this.handle = new RuntimeHandle(this)
     this.random = options.random ?? Math.random
     this.control = resolveControl(options, reportUnobservedToConsole)
     this.defaultRunOptions = defaultRunOptionsFor(this, this.control.defaults)
@@ -128,6 +128,7 @@ export class RuntimeCore implements Runtime {
         concurrency: validateConcurrency(options.concurrency, 'createRuntime({ concurrency })'),
       })
     this.bus = new RuntimeEventBus(this.clock)
+    this.publicBus = new EventBusView(this.bus)
     const plugins = options.plugins ?? []
     if (!Array.isArray(plugins)) {
       throw new TypeError(
@@ -160,13 +161,7 @@ export class RuntimeCore implements Runtime {
     parent: TaskRecord | undefined,
   ): Task<T> {
     const resolved = resolveRunOptions(this, options, fn)
-    // Read once: a call the shortcut does not take goes on to be a task.
-    const bindings = readBindings(taskFn as TaskFn<unknown>)
-    if (parent === undefined && this.followers !== 0) {
-      const followed = followedCall(this, bindings, resolved)
-      if (followed !== undefined) return followed as Task<T>
-    }
-    return createTask(this, taskFn as TaskFn<unknown>, bindings, resolved, parent).handle as Task<T>
+    return runCall(this, taskFn as TaskFn<unknown>, resolved, parent) as Task<T>
   }
 
   /** Calls `callback` when no task is live and no body is running (at once if so now). */
@@ -185,20 +180,4 @@ export class RuntimeCore implements Runtime {
     this.idleWaiters = []
     for (const waiter of waiters) waiter()
   }
-}
-
-/** The runtime behind a public handle, or a `TypeError` that says what was passed. */
-export function toCore(runtime: Runtime, where: string): RuntimeCore {
-  if (!(runtime instanceof RuntimeCore)) {
-    throw new TypeError(
-      `${where}: expected a runtime from createRuntime(), got ${describe(runtime)}.`,
-    )
-  }
-  return runtime
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (typeof value === 'object') return value.constructor?.name ?? 'an object'
-  return typeof value
 }

@@ -1,5 +1,6 @@
-import type { Shaper } from '../shaper.js'
-import { createTaskTag, type TaskTag } from '../task-tag.js'
+import { createTaskTag } from '../task-tag.js'
+import type { TaskTag } from '../types/plugin.js'
+import type { Shaper } from '../types/shaper.js'
 import { CORE_TAG_OWNER } from './core-tag-owner.js'
 
 export interface ShaperBinding {

@@ -1,12 +1,10 @@
-import type { TimerHandle } from '../clock.js'
-import type { Shaper } from '../shaper.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { Shaper } from '../types/shaper.js'
 import { bindingOf } from './bindings.js'
 import { ownPromise } from './caller-promise.js'
+import type { RuntimeCore, ShaperWindow as ShaperWindowShape, TaskRecord } from './model.js'
 import type { Deferred } from './promises.js'
-import type { RuntimeCore } from './runtime-core.js'
 import { type ShaperBinding, shaperTag } from './shaper-tag.js'
-import type { Advance } from './stages/stage.js'
-import type { TaskRecord } from './task-record.js'
 
 /**
  * One open window of one shaper for one key in one runtime. Everything a
@@ -14,7 +12,7 @@ import type { TaskRecord } from './task-record.js'
  * window's `pending` and carries the burst's promise in `task.caller`, so
  * holding, merging and releasing allocate nothing per call.
  */
-export class ShaperWindow {
+export class ShaperWindow implements ShaperWindowShape {
   /** The call that will be dispatched when the window ends (trailing edge). */
   pending: TaskRecord | undefined = undefined
   /** The call dispatched at the leading edge of this window. */
@@ -32,8 +30,6 @@ export class ShaperWindow {
     readonly hash: string,
     /** The map of its shaper this window sits in (under `hash`). */
     readonly windows: Map<string, ShaperWindow>,
-    /** Dispatches a released call (the pipeline, from the dispatch stage). */
-    readonly advance: Advance,
     onClose: (window: ShaperWindow) => void,
   ) {
     this.openedAt = core.clock.now()

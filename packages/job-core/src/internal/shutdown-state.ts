@@ -1,16 +1,16 @@
-import type { TimerHandle } from '../clock.js'
-import type { ShutdownMode, ShutdownReport } from '../shutdown.js'
-import type { TerminalState } from '../task-state.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { ShutdownReport } from '../types/runtime.js'
+import type { ShutdownMode, TerminalState } from '../types/task.js'
 import { cancelTask } from './cancellation.js'
+import { liftPause } from './lift-pause.js'
 import { nextMacrotask } from './macrotask.js'
-import type { RuntimeCore } from './runtime-core.js'
-import { liftPause } from './start-gate.js'
+import type { RuntimeCore, ShutdownState as ShutdownStateShape } from './model.js'
 
 /**
  * One runtime's shutdown, from the first `shutdown()` call to its report.
  * Later calls share it; a `cancel` call takes over a `drain`.
  */
-export class ShutdownState {
+export class ShutdownState implements ShutdownStateShape {
   readonly promise: Promise<ShutdownReport>
   private mode: ShutdownMode
   private completed = 0
@@ -18,6 +18,11 @@ export class ShutdownState {
   private abandoned = 0
   private readonly errors: unknown[] = []
   private finished = false
+
+  /** The shutdown is over: every task ended and every plugin was disposed. */
+  get isFinished(): boolean {
+    return this.finished
+  }
   private deadlineTimer: { readonly due: number; readonly handle: TimerHandle } | undefined
   private readonly runtime: RuntimeCore
   private resolve!: (report: ShutdownReport) => void

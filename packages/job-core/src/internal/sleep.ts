@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js'
+import type { Clock } from '../types/backend.js'
 import { validateMs } from './validate.js'
 
 /**

@@ -1,7 +1,8 @@
-import { addCallback, type TaskCallback } from './task-extras.js'
-import type { TaskRecord } from './task-record.js'
+import type { TaskCallback, TaskRecord } from './model.js'
+import { addCallback } from './task-extras.js'
 
-const done = (): void => {}
+/** The remover of a callback that already ran. */
+const alreadyRan = (): void => {}
 
 /**
  * Calls `callback` synchronously when `task` reaches a terminal state, or at
@@ -10,7 +11,7 @@ const done = (): void => {}
 export function onSettled(task: TaskRecord, callback: TaskCallback): () => void {
   if (task.outcome !== undefined) {
     callback(task.handle)
-    return done
+    return alreadyRan
   }
   return addCallback(task, 'settledCallbacks', callback)
 }
@@ -22,7 +23,7 @@ export function onSettled(task: TaskRecord, callback: TaskCallback): () => void 
 export function onExited(task: TaskRecord, callback: TaskCallback): () => void {
   if (task.outcome !== undefined && (task.extras?.staleBodies ?? 0) === 0) {
     callback(task.handle)
-    return done
+    return alreadyRan
   }
   return addCallback(task, 'exitedCallbacks', callback)
 }

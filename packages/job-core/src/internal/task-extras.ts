@@ -1,46 +1,13 @@
-import type { TimerHandle } from '../clock.js'
-import type { Task } from '../task.js'
-import type { TaskRecord } from './task-record.js'
+import type { Task } from '../types/task.js'
+import type { TaskCallback, TaskExtras, TaskRecord } from './model.js'
 
-/**
- * Called with the task's handle when it reaches a terminal state, or when
- * its last body has left. The handle, not the record: a plugin's callback
- * goes in the list as it is, without a wrapper per registration.
- */
-export type TaskCallback = (task: Task<unknown>) => void
-
-/**
- * What only some tasks need: a parent or children, callbacks, the timers and
- * listeners of a parked stage. One object, made on first use, so a plain
- * task pays one field for all of it.
- */
-export interface TaskExtras {
-  parent: TaskRecord | undefined
-  children: Set<TaskRecord> | undefined
-  settledCallbacks: Callbacks
-  exitedCallbacks: Callbacks
-  /** `timeout.total`, armed at run() and cleared when the task ends. */
-  totalTimer: TimerHandle | undefined
-  /** Removes the listener on `RunOptions.signal`. */
-  detachSignal: (() => void) | undefined
-  /** The timer of the parked stage (the retry delay). */
-  stageTimer: TimerHandle | undefined
-  /** What leaving the parked stage undoes (dependency listeners). */
-  stageUndo: (() => void) | undefined
-  /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
-  staleBodies: number
-  /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
-  retryAfterStale: (() => void) | undefined
-}
-
+/** The task's extras, made on first use. */
 export function extrasOf(task: TaskRecord): TaskExtras {
-  const slot = task.extrasSlot
-  if (typeof slot === 'object') return slot
+  if (task.extras !== undefined) return task.extras
   const extras: TaskExtras = {
     parent: undefined,
     children: undefined,
-    // A lone settle callback kept in the slot moves in.
-    settledCallbacks: slot,
+    settledCallbacks: undefined,
     exitedCallbacks: undefined,
     totalTimer: undefined,
     detachSignal: undefined,
@@ -49,78 +16,40 @@ export function extrasOf(task: TaskRecord): TaskExtras {
     staleBodies: 0,
     retryAfterStale: undefined,
   }
-  task.extrasSlot = extras
+  task.extras = extras
   return extras
 }
 
-/** The task's settle callbacks, detached (they run once): from its extras, or its lone one. */
-export function takeSettledCallbacks(task: TaskRecord): Callbacks {
-  const slot = task.extrasSlot
-  if (slot === undefined) return undefined
-  if (typeof slot === 'function') {
-    task.extrasSlot = undefined
-    return slot
-  }
-  const callbacks = slot.settledCallbacks
-  slot.settledCallbacks = undefined
-  return callbacks
-}
+/** Which callback list of a task. */
+export type CallbackList = 'settledCallbacks' | 'exitedCallbacks'
 
 /**
- * Callbacks the end of a task runs once. Most tasks that have any have one
- * (the plugin coordinating them), so one is kept as it is; an array — which
- * V8 gives room for 17 on its first push, about 150 B — only from the second.
- */
-export type Callbacks = TaskCallback | TaskCallback[] | undefined
-
-/** `callbacks` with `callback` added, last (or `first`). */
-export function withCallback(
-  callbacks: Callbacks,
-  callback: TaskCallback,
-  first = false,
-): Callbacks {
-  if (callbacks === undefined) return callback
-  if (typeof callbacks === 'function') return first ? [callback, callbacks] : [callbacks, callback]
-  if (first) callbacks.unshift(callback)
-  else callbacks.push(callback)
-  return callbacks
-}
-
-/**
- * Adds `callback` to one of the task's callback lists (last) and returns its
- * remover, which takes out one occurrence.
+ * Adds `callback` to one of the task's callback lists (last, or `first`) and
+ * returns its remover, which takes out that one registration.
  */
 export function addCallback(
   task: TaskRecord,
-  list: 'settledCallbacks' | 'exitedCallbacks',
+  list: CallbackList,
   callback: TaskCallback,
+  first = false,
 ): () => void {
-  if (list === 'settledCallbacks' && task.extrasSlot === undefined) task.extrasSlot = callback
-  else {
-    const extras = extrasOf(task)
-    extras[list] = withCallback(extras[list], callback)
+  const extras = extrasOf(task)
+  const callbacks = (extras[list] ??= [])
+  if (first) callbacks.unshift(callback)
+  else callbacks.push(callback)
+  return () => {
+    const current = extras[list]
+    const index = current?.indexOf(callback) ?? -1
+    if (index !== -1) current!.splice(index, 1)
   }
-  return () => removeCallback(task, list, callback)
 }
 
-function removeCallback(
-  task: TaskRecord,
-  list: 'settledCallbacks' | 'exitedCallbacks',
-  callback: TaskCallback,
-): void {
-  const slot = task.extrasSlot
-  // The slot holds a function only as the lone settle callback.
-  if (typeof slot === 'function') {
-    if (list === 'settledCallbacks' && slot === callback) task.extrasSlot = undefined
-  } else if (slot !== undefined) slot[list] = withoutCallback(slot[list], callback)
-}
-
-/** `callbacks` without one occurrence of `callback`. */
-function withoutCallback(callbacks: Callbacks, callback: TaskCallback): Callbacks {
-  if (callbacks === callback) return undefined
-  if (callbacks === undefined || typeof callbacks === 'function') return callbacks
-  const index = callbacks.indexOf(callback)
-  if (index !== -1) callbacks.splice(index, 1)
+/** Takes one of the task's callback lists out (they run once). */
+export function takeCallbacks(task: TaskRecord, list: CallbackList): TaskCallback[] | undefined {
+  const extras = task.extras
+  if (extras === undefined) return undefined
+  const callbacks = extras[list]
+  extras[list] = undefined
   return callbacks
 }
 
@@ -136,8 +65,7 @@ export function clearStageTimer(task: TaskRecord): void {
 }
 
 /** Runs `callbacks` once, in order, with the task's handle. */
-export function runCallbacks(callbacks: Callbacks, handle: Task<unknown>): void {
+export function runCallbacks(callbacks: TaskCallback[] | undefined, handle: Task<unknown>): void {
   if (callbacks === undefined) return
-  if (typeof callbacks === 'function') callbacks(handle)
-  else for (const callback of callbacks) callback(handle)
+  for (const callback of callbacks) callback(handle)
 }

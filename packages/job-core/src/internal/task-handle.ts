@@ -1,8 +1,8 @@
-import type { Task } from '../task.js'
-import type { CancelReason, TaskState } from '../task-state.js'
+import type { CancelReason, Task, TaskState } from '../types/task.js'
 import { callerPromise } from './caller-promise.js'
 import { cancelTask } from './cancellation.js'
-import type { TaskRecord } from './task-record.js'
+import type { TaskRecord } from './model.js'
+import { describeValue } from './validate.js'
 
 let readRecord: (value: object) => TaskRecord | undefined
 
@@ -68,9 +68,22 @@ export class TaskHandle<T> implements Task<T> {
     return this.promise.finally(onFinally)
   }
 
-  cancel(): void {
-    cancelTask(this.#task as TaskRecord, 'abort')
+  cancel(...unexpected: unknown[]): void {
+    refuseCancelArguments(unexpected)
+    cancelTask(this.#task, 'abort')
   }
+}
+
+/**
+ * `task.cancel()` takes no argument: one passed (a reason, say) would be
+ * dropped silently, so it is refused and the way to give one is named.
+ */
+export function refuseCancelArguments(unexpected: readonly unknown[]): void {
+  if (unexpected.length === 0) return
+  throw new TypeError(
+    `task.cancel() takes no argument, got ${describeValue(unexpected[0])}: its reason is always 'abort'. ` +
+      'To say why, cancel through a signal: run(runtime, fn, { signal: controller.signal }), then controller.abort(why) gives the CancelledError that value as its cause.',
+  )
 }
 
 /** The record behind a {@link TaskHandle}; `undefined` for any other value. */

@@ -1,6 +1,7 @@
-import type { TimerHandle } from '../clock.js'
-import { TimeoutError, type TimeoutPhase } from '../errors.js'
-import type { TaskRecord } from './task-record.js'
+import { TimeoutError } from '../errors.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { TimeoutPhase } from '../types/task.js'
+import type { TaskRecord } from './model.js'
 
 /**
  * Arms the `phase` limit of `task` on the runtime clock: after `ms`,

@@ -1,5 +1,5 @@
-import type { RuntimeEventMap } from '../events.js'
-import type { TaskState } from '../task-state.js'
+import type { RuntimeEventMap } from '../types/events.js'
+import type { TaskState } from '../types/task.js'
 import type { RuntimeEventBus } from './event-bus.js'
 
 /** What a terminal or retry transition reports besides `from` and `to`. */

@@ -1,7 +1,6 @@
-import type { Task } from '../task.js'
+import type { Task } from '../types/task.js'
 import { nextMacrotask } from './macrotask.js'
-import type { RuntimeCore } from './runtime-core.js'
-import type { TaskRecord } from './task-record.js'
+import type { RuntimeCore, TaskRecord } from './model.js'
 
 /**
  * A task ended in `error`: unless somebody observes it before the next

@@ -1,15 +1,15 @@
 import { cancelTask } from '../cancellation.js'
+import type { TaskCallback, TaskRecord } from '../model.js'
 import { recordOf } from '../record-of.js'
 import { onSettled } from '../task-callbacks.js'
-import { extrasOf, type TaskCallback } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
-import { type Advance, QUEUE, type StageResult } from './stage.js'
+import { extrasOf } from '../task-extras.js'
+import type { StageResult } from './stage.js'
 
 /**
  * `parked:dependencies` until every `dependsOn` task has succeeded; if one
  * ends otherwise, the task is cancelled with reason `dependency`.
  */
-export function dependencies(task: TaskRecord, advance: Advance): StageResult {
+export function dependencies(task: TaskRecord): StageResult {
   const dependsOn = task.options.dependsOn
   if (dependsOn === undefined || dependsOn.length === 0) return 'next'
   const pending: TaskRecord[] = []
@@ -31,8 +31,7 @@ export function dependencies(task: TaskRecord, advance: Advance): StageResult {
     } else if (--waiting === 0) {
       // Every other dependency has settled already: no listener is left to remove.
       extrasOf(task).stageUndo = undefined
-      task.stage = QUEUE
-      advance(task)
+      task.core.resume(task, 'dependencies-met')
     }
   }
   const removers = pending.map((dependency) => onSettled(dependency, settled))

@@ -3,9 +3,9 @@ import { substitute } from '../caller-promise.js'
 import { failTask } from '../cancellation.js'
 import { CORE_TAG_OWNER } from '../core-tag-owner.js'
 import { DispatchRequestImpl } from '../dispatch-request.js'
+import type { TaskRecord } from '../model.js'
 import { handled } from '../promises.js'
-import type { TaskRecord } from '../task-record.js'
-import type { Advance, StageResult } from './stage.js'
+import type { StageResult } from './stage.js'
 
 /**
  * The dispatch seam: a taskFn tagged by a plugin is decided by the plugin
@@ -13,7 +13,7 @@ import type { Advance, StageResult } from './stage.js'
  * others only route). A tag nobody claimed hits the loud-fail guard: the
  * task ends in `error` with a `PluginMissingError` naming the plugin.
  */
-export function dispatch(task: TaskRecord, advance: Advance): StageResult {
+export function dispatch(task: TaskRecord): StageResult {
   const layers = task.bindings
   if (layers === undefined) return 'next'
   let handler: ((request: DispatchRequestImpl) => unknown) | undefined
@@ -35,7 +35,7 @@ export function dispatch(task: TaskRecord, advance: Advance): StageResult {
     return 'ended'
   }
   if (handler === undefined) return 'next'
-  const request = new DispatchRequestImpl(task, binding, advance)
+  const request = new DispatchRequestImpl(task, binding)
   let answer: unknown
   try {
     answer = handler(request)

@@ -1,27 +1,25 @@
 import { abandonedBodyExited, armAbandon } from '../abandon.js'
 import {
-  AttemptJob,
   abortAttempt,
   clearTimer,
-  type EndedWaiting,
   hasEntered,
   markEntered,
   phaseOf,
+  queuedOf,
   recordOfJob,
   setPhase,
   setTimer,
   takeCarrier,
-  ticketOf,
 } from '../attempt-job.js'
-import { OWN_HANDED_OUT } from '../caller-promise.js'
+import { enterThroughWrappers } from '../attempt-wrappers.js'
 import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.js'
+import type { AttemptJob, TaskRecord } from '../model.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
 import { extrasOf } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
 import { bodyLeft, finish } from './settle.js'
-import type { Advance, StageResult } from './stage.js'
+import type { StageResult } from './stage.js'
 
 /**
  * The backend granted the attempt a slot: the task runs. A task that waited
@@ -29,7 +27,7 @@ import type { Advance, StageResult } from './stage.js'
  * async context of its `run()` call; one that starts inside `run()` enters
  * at once.
  */
-export function execute(task: TaskRecord, _advance: Advance): StageResult {
+export function execute(task: TaskRecord): StageResult {
   const job = task.job!
   task.attempt++
   task.moveTo('running')
@@ -41,33 +39,10 @@ export function execute(task: TaskRecord, _advance: Advance): StageResult {
   return 'parked'
 }
 
-/**
- * The door of a task that waited from inside its `run()` call: enters the
- * body of the granted attempt, then hands the task to the promise machinery
- * so the own promise follows it. A task that ended while it waited comes
- * through too, only to settle its own promise.
- */
-export function enterWaiting(value: AttemptJob | EndedWaiting): TaskRecord | undefined {
-  const task = value instanceof AttemptJob ? recordOfJob(value) : value.ended
-  const handedOut = task.resolveOwn === OWN_HANDED_OUT
-  if (!handedOut) {
-    // Nobody holds the own promise: this one goes unobserved; a later read makes a fresh one.
-    task.own = undefined
-    task.resolveOwn = undefined
-  }
-  if (value instanceof AttemptJob) enterBody(value)
-  return handedOut ? task : undefined
-}
-
-/** The door of a later attempt (a retry), or of a task whose own promise existed before it waited. */
-export function enterIfGranted(value: AttemptJob | EndedWaiting): void {
-  if (value instanceof AttemptJob) enterBody(value)
-}
-
 /** Calls the body of `job`'s task, unless the task ended while the attempt waited to enter. */
 export function enterBody(job: AttemptJob): void {
   const task = recordOfJob(job)
-  if (!task.holds(job)) {
+  if (task.job !== job) {
     bodyExited(job, undefined, false)
     return
   }
@@ -79,8 +54,9 @@ export function enterBody(job: AttemptJob): void {
   // Called as a plain function: `task.body(job)` would hand a `function`
   // body the task's record as `this`. The attempt is the body's ctx.
   const body = task.body
+  const wrappers = task.core.attemptWrappers
   try {
-    result = body(job)
+    result = wrappers === undefined ? body(job) : enterThroughWrappers(wrappers, task, job)
   } catch (error) {
     bodyExited(job, error, true)
     return
@@ -101,7 +77,7 @@ function armAttemptTimeout(task: TaskRecord, job: AttemptJob, limit: number): vo
     job,
     armTimeout(task, 'attempt', limit, (error) => {
       setTimer(job, undefined)
-      if (!task.holds(job)) return
+      if (task.job !== job) return
       abortAttempt(job, error)
       armAbandon(task, job)
       attemptFailed(task, job, error)
@@ -124,7 +100,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   const core = task.core
   // Exiting: a body whose task had already ended (counts().exiting).
   const exiting = task.outcome !== undefined
-  if (task.holds(job)) {
+  if (task.job === job) {
     task.job = undefined
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
@@ -145,13 +121,13 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   core.runningBodies--
   if (exiting) core.exitingBodies--
   bodyLeft(task)
-  core.backend.release(ticketOf(job))
+  core.backend.release(queuedOf(job))
   core.checkIdle()
 }
 
 /** An attempt failed: another one follows after the retry delay, or the task ends in `error`. */
 function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void {
-  if (task.holds(job)) {
+  if (task.job === job) {
     // Timed out: the body is still inside, holding its slot, but no longer decides.
     task.job = undefined
     extrasOf(task).staleBodies++
@@ -170,6 +146,6 @@ function attemptFailed(task: TaskRecord, job: AttemptJob, error: unknown): void 
     return
   }
   // Still in the failed body's context: the next attempt enters through it.
-  task.carrier = takeSnapshot() ?? captureContext(enterIfGranted)
+  task.carrier = takeSnapshot() ?? captureContext(enterBody)
   parkForRetry(task, delay, error)
 }

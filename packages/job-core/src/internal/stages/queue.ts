@@ -1,33 +1,27 @@
-import { RetryTicket } from '../attempt-job.js'
 import { failTask } from '../cancellation.js'
+import type { TaskRecord } from '../model.js'
 import { overflowed } from '../overflow.js'
+import { QueuedAttempt } from '../queued-attempt.js'
 import { sinceOffsetAt } from '../since-offset.js'
 import { extrasOf } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
 import { armTimeout } from '../timeouts.js'
-import { type Advance, EXECUTE, type StageResult } from './stage.js'
+import type { StageResult } from './stage.js'
 
 /**
  * Hands one attempt to the backend, which starts it (the execute stage)
  * when a slot is free — synchronously, inside `enqueue`, when one is free
  * now and nothing waits ahead. `timeout.queue` bounds the wait.
  */
-export function queue(task: TaskRecord, _advance: Advance): StageResult {
+export function queue(task: TaskRecord): StageResult {
   task.moveTo('queued')
   // A listener of that transition may have ended the task: nothing to enqueue.
   if (task.outcome !== undefined) return 'ended'
-  task.stage = EXECUTE
   const core = task.core
   const limit = task.options.timeouts?.queue
   if (limit !== undefined) armQueueTimeout(task, limit)
-  if (task.attempt === 0) {
-    // The first attempt waits as the record itself (see TaskRecord.start).
-    core.backend.enqueue(task)
-  } else {
-    const ticket = new RetryTicket(task)
-    task.job = ticket.job
-    core.backend.enqueue(ticket)
-  }
+  const queued = new QueuedAttempt(task)
+  task.waiting = queued
+  core.backend.enqueue(queued)
   // Still waiting: the time it entered the queue (moveTo left it unread).
   if (task.sinceOffset === undefined && task.state === 'queued') {
     task.sinceOffset = sinceOffsetAt(core)

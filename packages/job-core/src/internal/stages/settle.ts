@@ -1,9 +1,8 @@
-import type { Outcome } from '../../task.js'
-import { phaseOf, ticketOf } from '../attempt-job.js'
-import { OWN_HANDED_OUT, OWN_NOT_HANDED_OUT, settleOwn } from '../caller-promise.js'
-import { releaseHold } from '../shaper-window.js'
-import { clearStageTimer, runCallbacks, takeSettledCallbacks } from '../task-extras.js'
-import type { TaskRecord } from '../task-record.js'
+import type { Outcome } from '../../types/outcome.js'
+import { settleOwn } from '../caller-promise.js'
+import type { TaskRecord } from '../model.js'
+import { releaseShaperHold } from '../shaping.js'
+import { clearStageTimer, runCallbacks, takeCallbacks } from '../task-extras.js'
 import type { TransitionExtra } from '../transition-event.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
@@ -16,9 +15,8 @@ import { watchUnobserved } from '../unobserved-errors.js'
  */
 export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: TransitionExtra): void {
   leaveStage(task)
-  // Read before the transition: from then on the record's one slot for a
-  // carrier, an attempt or an outcome holds the outcome.
-  const carrier = task.carrier
+  // A context kept for a body that will never start: dropped (a promise
+  // door that is never opened holds nothing else).
   task.carrier = undefined
   task.moveTo(outcome.status, extra)
   task.outcome = outcome
@@ -36,21 +34,9 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
     extras.detachSignal = undefined
     extras.parent?.extras?.children?.delete(task)
   }
-  // It waited and never entered a body. A snapshot holds nothing to settle
-  // (the own promise, if made, settles below); through a promise door, an
-  // own promise someone holds learns the outcome, and one nobody holds (a
-  // merged call) is simply dropped: no microtask, no error built.
-  if (typeof carrier === 'function') {
-    if (task.resolveOwn === OWN_HANDED_OUT) carrier({ ended: task })
-    else if (task.resolveOwn === OWN_NOT_HANDED_OUT) {
-      task.own = undefined
-      task.resolveOwn = undefined
-    }
-  }
   settleOwn(task, outcome)
   // Detached first: a remover called while they run finds nothing to remove.
-  const callbacks = takeSettledCallbacks(task)
-  if (callbacks !== undefined) runCallbacks(callbacks, task.handle)
+  runCallbacks(takeCallbacks(task, 'settledCallbacks'), task.handle)
   core.shutdown?.taskSettled(outcome.status)
   bodyLeft(task)
   core.checkIdle()
@@ -58,12 +44,12 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
 
 /** Undoes the parked stage the task is in: its place in the backend, its timer, its listeners. */
 export function leaveStage(task: TaskRecord): void {
-  if (task.state === 'parked:shaper') releaseHold(task)
-  const job = task.job
-  if (job !== undefined && phaseOf(job) === 'waiting') {
-    task.job = undefined
-    task.core.backend.withdraw(ticketOf(job))
-  } else if (task.waitsAsTicket) task.core.backend.withdraw(task)
+  if (task.state === 'parked:shaper') releaseShaperHold(task)
+  const waiting = task.waiting
+  if (waiting !== undefined) {
+    task.waiting = undefined
+    task.core.backend.withdraw(waiting)
+  }
   const extras = task.extras
   if (extras === undefined) return
   extras.retryAfterStale = undefined
@@ -82,8 +68,5 @@ export function leaveStage(task: TaskRecord): void {
 export function bodyLeft(task: TaskRecord): void {
   const extras = task.extras
   if (task.outcome === undefined || (extras !== undefined && extras.staleBodies !== 0)) return
-  const callbacks = extras?.exitedCallbacks
-  if (callbacks === undefined) return
-  extras!.exitedCallbacks = undefined
-  runCallbacks(callbacks, task.handle)
+  runCallbacks(takeCallbacks(task, 'exitedCallbacks'), task.handle)
 }

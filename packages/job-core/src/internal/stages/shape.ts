@@ -1,16 +1,16 @@
 import { callerPromise, substitute } from '../caller-promise.js'
 import { cancelTaskBy } from '../cancellation.js'
+import type { TaskRecord } from '../model.js'
 import { deferred, handled } from '../promises.js'
 import { mergeHeld, ShaperWindow, shaperBindingOf } from '../shaper-window.js'
-import type { TaskRecord } from '../task-record.js'
-import { type Advance, DISPATCH, type StageResult } from './stage.js'
+import type { StageResult } from './stage.js'
 
 /**
  * A shaped task is held, merged or let through by its window; anything else
  * goes on. Merged calls are never dispatched: no second intent reaches a
  * coordinator.
  */
-export function shape(task: TaskRecord, advance: Advance): StageResult {
+export function shape(task: TaskRecord): StageResult {
   const binding = shaperBindingOf(task)
   if (binding === undefined) return 'next'
   const { shaper, hash } = binding
@@ -22,7 +22,7 @@ export function shape(task: TaskRecord, advance: Advance): StageResult {
   }
   const open = windows.get(hash)
   if (open === undefined) {
-    const window = new ShaperWindow(core, shaper, hash, windows, advance, closeWindow)
+    const window = new ShaperWindow(core, shaper, hash, windows, closeWindow)
     windows.set(hash, window)
     window.timer = core.clock.setTimeout(window.close, shaper.ms)
     if (shaper.leading) {
@@ -98,8 +98,7 @@ function closeWindow(window: ShaperWindow): void {
   // what a dispatch handler answers); the burst then follows that.
   trailing.caller = undefined
   trailing.moveTo('idle')
-  trailing.stage = DISPATCH
-  window.advance(trailing)
+  core.resume(trailing, 'shaper-released')
   const result = callerPromise(trailing)
   trailing.caller = burst!.promise
   burst!.resolve(result)

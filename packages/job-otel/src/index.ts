@@ -1,0 +1,9 @@
+export { installTracing } from './install-tracing.js'
+export type { AttemptsMode, TaskAttributes, TracedTaskInfo, TracingOptions } from './options.js'
+export {
+  type AggregateBusLike,
+  type AggregateDelivery,
+  type TraceAggregateBusOptions,
+  traceAggregateBus,
+} from './trace-aggregate-bus.js'
+export { VERSION } from './version.js'

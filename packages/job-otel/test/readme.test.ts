@@ -1,0 +1,31 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+
+// Every ```js block of the README is a complete program that checks its own
+// claims with node:assert; running them keeps the guide honest.
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!)
+const dir = new URL('./.readme-examples/', import.meta.url)
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('README examples', () => {
+  it('has the quick start, retries, links and metrics', () => {
+    expect(examples.length).toBe(4)
+  })
+
+  it.each(examples.map((code, index) => [index + 1, code] as const))(
+    'example %i runs and its assertions hold',
+    async (index, code) => {
+      mkdirSync(dir, { recursive: true })
+      const file = new URL(`example-${index}.mjs`, dir)
+      writeFileSync(file, code)
+      await expect(
+        import(/* @vite-ignore */ pathToFileURL(file.pathname).href),
+      ).resolves.toBeDefined()
+    },
+  )
+})

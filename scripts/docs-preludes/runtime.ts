@@ -1,0 +1,3 @@
+// prelude=runtime (after prelude=core): the `runtime` a sample runs on, with
+// coordination installed.
+const runtime = createRuntime({ plugins: [installCoordination] })

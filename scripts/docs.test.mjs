@@ -1,0 +1,356 @@
+// Every code sample of every README and docs page runs, against the built
+// packages, as a reader would paste it into a file of their own.
+//
+// The rule, for whoever writes a README:
+//
+// - A ```ts or ```js block (also ```typescript, ```javascript) is a complete
+//   ES module. It is written to a scratch project that has every workspace
+//   package installed (as their built dist/, the way npm would), TypeScript
+//   is stripped with `typescript`'s transpileModule (no type check), and it
+//   runs with `node`. It passes when the process exits 0 within 30 s: a
+//   throw, a failed assertion, an unhandled rejection or a timer left
+//   holding the process fails it.
+// - ```ts fragment marks a block that cannot run on its own (a type, a piece
+//   of a larger program, a call that needs a service or a browser). It is
+//   skipped and counted.
+// - ```ts prelude=<name>[,<name>…] runs the block after the code of
+//   scripts/docs-preludes/<name>.ts: for a sample that only lacks a few
+//   names (a runtime, a stand-in `fetchUser`). A prelude imports nothing the
+//   block imports itself.
+// - Other languages (sh, json, text, tsx/jsx, and ```mjs files that a
+//   package's own test runs as several processes) are not run here.
+//
+// Every program gets REDIS_URL (a throwaway redis-server started here) and a
+// unique PREFIX, so a Redis sample can read them.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import ts from 'typescript'
+import { startRedisServer } from '../tools/redis-server/index.mjs'
+
+const root = resolve(import.meta.dirname, '..')
+const RUN_LANGUAGES = new Set(['ts', 'typescript', 'js', 'javascript'])
+const TIMEOUT_MS = 30_000
+const PARALLEL = 2
+
+/** Every markdown page a reader may open: READMEs and docs, not changelogs or changesets. */
+function markdownFiles(dir = root) {
+  const out = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules' || entry.name === 'dist') {
+      continue
+    }
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...markdownFiles(path))
+    else if (entry.name.endsWith('.md') && entry.name !== 'CHANGELOG.md') out.push(path)
+  }
+  return out.sort()
+}
+
+/**
+ * The fenced code blocks of a markdown text: `{ line, language, words, code }`,
+ * `line` being the 1-based line of the opening fence, `words` the rest of its
+ * info string (`fragment`, `prelude=a,b`).
+ */
+function codeBlocks(markdown) {
+  const blocks = []
+  const lines = markdown.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)\s*(.*)$/.exec(lines[i])
+    if (open === null) continue
+    const [, indent, fence, language, rest] = open
+    const body = []
+    let j = i + 1
+    while (j < lines.length && !lines[j].trim().startsWith(fence)) {
+      body.push(lines[j].startsWith(indent) ? lines[j].slice(indent.length) : lines[j])
+      j++
+    }
+    blocks.push({
+      line: i + 1,
+      language: language.toLowerCase(),
+      words: rest.split(/\s+/).filter(Boolean),
+      code: `${body.join('\n')}\n`,
+    })
+    i = j
+  }
+  return blocks
+}
+
+/** The markdown without its fenced code blocks. */
+function proseOf(markdown) {
+  const lines = markdown.split('\n')
+  const kept = []
+  let fence
+  for (const line of lines) {
+    const open = /^\s*(`{3,}|~{3,})/.exec(line)
+    if (fence === undefined) {
+      if (open === null) kept.push(line)
+      else fence = open[1]
+    } else if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') {
+      fence = undefined
+    }
+  }
+  return kept.join('\n')
+}
+
+/** The anchors GitHub gives a page's headings (lower case, punctuation dropped, spaces to hyphens). */
+function headingSlugs(markdown) {
+  const slugs = new Set()
+  const seen = new Map()
+  const prose = proseOf(markdown)
+  for (const [, heading] of prose.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-')
+    const count = seen.get(base) ?? 0
+    seen.set(base, count + 1)
+    slugs.add(count === 0 ? base : `${base}-${count}`)
+  }
+  return slugs
+}
+
+/** What the rule says to do with a block: 'run', 'fragment' or 'other'. */
+function kindOf(block) {
+  if (!RUN_LANGUAGES.has(block.language)) return 'other'
+  return block.words.includes('fragment') ? 'fragment' : 'run'
+}
+
+/** The prelude names of a block (`prelude=a,b`). */
+function preludesOf(block) {
+  return block.words
+    .filter((word) => word.startsWith('prelude='))
+    .flatMap((word) => word.slice('prelude='.length).split(','))
+    .filter(Boolean)
+}
+
+/** A module node can run: the preludes, then the block, without types. */
+function programOf(block, where) {
+  const preludes = preludesOf(block).map((name) => {
+    const file = join(root, 'scripts', 'docs-preludes', `${name}.ts`)
+    assert.ok(
+      existsSync(file),
+      `${where}: prelude=${name} names no file scripts/docs-preludes/${name}.ts`,
+    )
+    return readFileSync(file, 'utf8')
+  })
+  const source = [...preludes, block.code].join('\n')
+  const { outputText, diagnostics } = ts.transpileModule(source, {
+    fileName: 'sample.ts',
+    reportDiagnostics: true,
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      // a sample's `import { Task } from …` used only as a type must vanish,
+      // as it would in the reader's own build
+      verbatimModuleSyntax: false,
+    },
+  })
+  const errors = (diagnostics ?? []).map((d) =>
+    ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+  )
+  assert.deepEqual(errors, [], `${where}: does not parse`)
+  return outputText
+}
+
+/**
+ * A scratch project where every workspace package (and the packages they
+ * depend on) is installed under its name, linked to the workspace folder so
+ * that `exports` resolve to the built dist/.
+ */
+function scratchProject() {
+  const dir = mkdtempSync(join(tmpdir(), 'vega-job-docs-'))
+  const modules = join(dir, 'node_modules')
+  const linked = new Set()
+  const link = (name, target) => {
+    if (linked.has(name) || !existsSync(target)) return
+    linked.add(name)
+    mkdirSync(dirname(join(modules, name)), { recursive: true })
+    symlinkSync(target, join(modules, name), 'dir')
+  }
+  const workspace = ['packages', 'tools'].flatMap((group) =>
+    readdirSync(join(root, group)).map((name) => join(root, group, name)),
+  )
+  for (const pkg of workspace) {
+    const file = join(pkg, 'package.json')
+    if (!existsSync(file)) continue
+    link(JSON.parse(readFileSync(file, 'utf8')).name, pkg)
+  }
+  // Then what they depend on (ioredis, a peer such as react), from the first
+  // package that has it installed.
+  for (const field of ['dependencies', 'peerDependencies', 'devDependencies']) {
+    for (const pkg of workspace) {
+      const file = join(pkg, 'package.json')
+      if (!existsSync(file)) continue
+      for (const dep of Object.keys(JSON.parse(readFileSync(file, 'utf8'))[field] ?? {})) {
+        link(dep, join(pkg, 'node_modules', dep))
+      }
+    }
+  }
+  writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n')
+  return dir
+}
+
+/** Runs a file with node; resolves with its exit and output, killing it after the limit. */
+function runNode(file, env) {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [file], { cwd: dirname(file), env })
+    let output = ''
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      output += chunk
+    })
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, TIMEOUT_MS)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolveRun({ code, signal, timedOut, output })
+    })
+  })
+}
+
+/** Runs `jobs` (functions returning promises), at most `limit` at once. */
+function pool(jobs, limit) {
+  const results = new Array(jobs.length)
+  let next = 0
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++
+      results[index] = await jobs[index]()
+    }
+  }
+  return Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker)).then(
+    () => results,
+  )
+}
+
+const pages = markdownFiles().map((file) => ({
+  page: relative(root, file),
+  blocks: codeBlocks(readFileSync(file, 'utf8')),
+}))
+const samples = pages.flatMap(({ page, blocks }) =>
+  blocks.map((block) => ({ ...block, where: `${page}:${block.line}`, kind: kindOf(block) })),
+)
+const toRun = samples.filter((sample) => sample.kind === 'run')
+
+describe('docs samples', () => {
+  let scratch
+  let server
+  let outcomes
+
+  before(async () => {
+    assert.ok(
+      existsSync(join(root, 'packages', 'job-core', 'dist')),
+      'the packages are not built: run `pnpm build` (pnpm test builds first)',
+    )
+    scratch = scratchProject()
+    server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
+    const jobs = toRun.map((sample, index) => () => {
+      let program
+      try {
+        program = programOf(sample, sample.where)
+      } catch (error) {
+        return Promise.resolve({ error })
+      }
+      const file = join(scratch, `sample-${index + 1}.mjs`)
+      writeFileSync(file, `// ${sample.where}\n${program}`)
+      const env = {
+        ...process.env,
+        REDIS_URL: server.url,
+        PREFIX: `docs-${index + 1}`,
+        NODE_OPTIONS: '',
+      }
+      return runNode(file, env)
+    })
+    outcomes = await pool(jobs, PARALLEL)
+  })
+
+  after(async () => {
+    await server?.dispose()
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true })
+  })
+
+  test('the rule finds the samples', (t) => {
+    const fragments = samples.filter((sample) => sample.kind === 'fragment')
+    t.diagnostic(
+      `${pages.length} pages, ${toRun.length} samples run, ${fragments.length} fragments skipped ` +
+        `(${fragments.map((f) => f.where).join(', ')})`,
+    )
+    assert.ok(toRun.length > 0, 'no ```ts or ```js sample found: the extraction is broken')
+  })
+
+  test('no page cites a section of a design note that is not in the repository', () => {
+    const citations = []
+    for (const file of markdownFiles()) {
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          for (const [cited] of line.matchAll(/[\w./-]+\.md §\s?\d+/g)) {
+            const target = cited.slice(0, cited.indexOf(' '))
+            if (!existsSync(join(dirname(file), target)) && !existsSync(join(root, target))) {
+              citations.push(`${relative(root, file)}:${index + 1} cites ${cited}`)
+            }
+          }
+        })
+    }
+    assert.deepEqual(citations, [], "say it in the page's own words instead")
+  })
+
+  test('relative links point at files that exist, and anchors at headings they have', () => {
+    const broken = []
+    for (const file of markdownFiles()) {
+      const text = readFileSync(file, 'utf8')
+      // Links inside code blocks are code, not links.
+      const prose = proseOf(text)
+      for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target)) continue
+        const [path, anchor] = target.split('#')
+        const resolved = path === '' ? file : join(dirname(file), decodeURIComponent(path))
+        if (!existsSync(resolved)) {
+          broken.push(`${relative(root, file)} links to ${target}: no such file`)
+          continue
+        }
+        if (anchor === undefined || !resolved.endsWith('.md')) continue
+        if (!headingSlugs(readFileSync(resolved, 'utf8')).has(anchor)) {
+          broken.push(`${relative(root, file)} links to ${target}: no such heading`)
+        }
+      }
+    }
+    assert.deepEqual(broken, [])
+  })
+
+  toRun.forEach((sample, index) => {
+    test(`${sample.where} runs (${sample.language}${sample.words.length > 0 ? ` ${sample.words.join(' ')}` : ''})`, () => {
+      const outcome = outcomes[index]
+      if (outcome.error !== undefined) throw outcome.error
+      const how = outcome.timedOut
+        ? `did not exit within ${TIMEOUT_MS / 1000} s (a timer or a socket still holds the process?)`
+        : `exited with ${outcome.signal ?? outcome.code}`
+      assert.ok(
+        outcome.code === 0 && !outcome.timedOut,
+        `the sample at ${sample.where} ${how}. Fix it, or fence it \`\`\`${sample.language} fragment if it cannot run on its own (scripts/docs.test.mjs says the rule). Its output:\n${outcome.output}`,
+      )
+    })
+  })
+
+  for (const sample of samples.filter((s) => s.kind === 'fragment')) {
+    test(`${sample.where} (${sample.language} fragment)`, { skip: 'fragment' }, () => {})
+  }
+})
