@@ -4,6 +4,7 @@
 //
 //   pnpm --filter @vega/example-order-commands start   (builds what it imports, then runs)
 //   pnpm --filter @vega/example-order-commands start -- --workers 3   (across processes: workers.mjs)
+//   node index.mjs --help
 import { createRuntime, run, settle, shutdown } from '@vega/job-core'
 import {
   AggregateDispatcher,
@@ -14,9 +15,23 @@ import {
   withAggregate,
 } from '@vega/job-scheduler'
 
-if (process.argv.includes('--workers')) {
+import { parseCommandLine, USAGE, UsageError } from './cli.mjs'
+
+let command
+try {
+  command = parseCommandLine(process.argv.slice(2))
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error
+  console.error(`order-commands: ${error.message}`)
+  process.exit(2)
+}
+if (command.help) {
+  console.log(USAGE)
+  process.exit(0)
+}
+if (command.mode === 'workers') {
   const { runWorkers } = await import('./workers.mjs')
-  await runWorkers(process.argv.slice(2).filter((arg) => arg !== '--'))
+  await runWorkers(command)
   process.exit()
 }
 

@@ -11,7 +11,6 @@
 // --kill: SIGKILL one worker mid-run and start another (nothing is lost).
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
 import { createRedisAggregateBus } from '@vega/job-redis'
 import { startRedisServer } from '@vega/redis-server'
 import { Redis } from 'ioredis'
@@ -95,25 +94,10 @@ function describePartitions(partitions) {
   return partitions.length === 0 ? '—' : partitions.map((p) => p.partition).join(',')
 }
 
-export async function runWorkers(argv) {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      workers: { type: 'string' },
-      orders: { type: 'string' },
-      redis: { type: 'string' },
-      kill: { type: 'boolean' },
-    },
-  })
-  const count = Number(values.workers)
-  if (!Number.isInteger(count) || count < 1 || count > 16) {
-    throw new Error(`--workers must be an integer from 1 to 16, got '${values.workers}'.`)
-  }
-  const orderCount = Number(values.orders ?? 30)
-  if (!Number.isInteger(orderCount) || orderCount < 1 || orderCount > 10_000) {
-    throw new Error(`--orders must be an integer from 1 to 10000, got '${values.orders}'.`)
-  }
-  const url = values.redis ?? (await startRedis())
+/** `options`: what cli.mjs read from the command line (checked there). */
+export async function runWorkers(options) {
+  const { workers: count, orders: orderCount, kill } = options
+  const url = options.redis ?? (await startRedis())
   const prefix = `order-commands-${process.pid}`
   const latest = new Map()
   const children = new Map()
@@ -147,33 +131,39 @@ export async function runWorkers(argv) {
   console.log(
     `${count} workers, ${PARTITIONS} partitions, ${orderCount} orders × ${TYPES.join('/')}; Redis ${url}`,
   )
-  // Each order's commands in order; orders interleaved.
-  for (const type of TYPES) {
+  const sendAll = async (type) => {
     await Promise.all(ids.map((id) => bus.send({ aggregate: 'sales.Order', id, body: { type } })))
   }
-  console.log(`${at()}  sent ${ids.length * TYPES.length} commands`)
-  let killed = false
-  const shipped = async () => {
+  const statusCount = async (status) => {
     const statuses = await Promise.all(
       ids.map((id) => redis.hget(`${prefix}:order:${id}`, 'status')),
     )
-    return statuses.filter((s) => s === 'shipped').length
+    return statuses.filter((s) => s === status).length
   }
   const timer = setInterval(table, 500)
-  for (;;) {
-    const done = await shipped()
-    if (done === ids.length) break
-    if (values.kill && !killed && done >= ids.length / 3) {
-      killed = true
-      const [victim] = children.keys()
-      children.get(victim).kill('SIGKILL')
-      children.delete(victim)
-      console.log(
-        `${at()}  SIGKILL ${victim}; starting ${start()} (its partitions move after their lease, ${LEASE_MS} ms)`,
-      )
+  // Each order's commands in order; orders interleaved.
+  await sendAll('create')
+  if (kill) {
+    // Killed mid-run for sure: once the victim handled something (or every
+    // order is created), before the rest of the commands are even sent.
+    const [victim] = children.keys()
+    while (
+      (latest.get(victim)?.handled ?? 0) === 0 &&
+      (await statusCount('created')) < ids.length
+    ) {
+      await sleep(50)
     }
-    await sleep(100)
+    children.get(victim).kill('SIGKILL')
+    children.delete(victim)
+    latest.delete(victim)
+    console.log(
+      `${at()}  SIGKILL ${victim}; starting ${start()} (its partitions move after their lease, ${LEASE_MS} ms)`,
+    )
   }
+  await sendAll('pay')
+  await sendAll('ship')
+  console.log(`${at()}  sent ${ids.length * TYPES.length} commands`)
+  while ((await statusCount('shipped')) < ids.length) await sleep(100)
   clearInterval(timer)
   await sleep(300)
   table()

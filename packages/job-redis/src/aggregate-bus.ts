@@ -1,4 +1,5 @@
 import { hostname } from 'node:os'
+import { assertKnownKeys } from '@vega/job-core'
 import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
 import type { Redis } from 'ioredis'
 import type {
@@ -12,7 +13,8 @@ import type {
   SendReceipt,
 } from './bus-types.js'
 import { type Codec, jsonCodec } from './codec.js'
-import { bounded } from './internal/bus/bounded.js'
+import { RedisUnavailableError } from './errors.js'
+import { bounded } from './internal/bounded.js'
 import { BusConsumer } from './internal/bus/consumer.js'
 import { BusKeys } from './internal/bus/keys.js'
 import { resolveRetry } from './internal/bus/retry.js'
@@ -43,6 +45,11 @@ function checkRedis(redis: unknown): Redis {
   ) {
     throw new TypeError(
       `${where}: redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`,
+    )
+  }
+  if (client.isCluster === true) {
+    throw new TypeError(
+      `${where}: redis is a Redis Cluster client; the aggregate bus runs on one primary (its tick balances every partition in one script). Pass a client of one primary: new Redis(url).`,
     )
   }
   if (client.status === 'end' || client.status === 'close') {
@@ -85,22 +92,35 @@ function checkAggregate(where: string, aggregate: unknown): string {
   return aggregate
 }
 
-/** Warns about errors a consumer recovers from, at most once per lease period per consumer. */
+/**
+ * Warns about errors a consumer recovers from, at most once per lease period
+ * per consumer and operation (`tick`, `read`, `claim`, `ack`, …): a Redis
+ * that stops answering shows every step it stopped, not only the first.
+ */
 function throttledWarning(leaseMs: number, id: string): (error: unknown) => void {
-  let last = Number.NEGATIVE_INFINITY
-  let muted = 0
+  const byOperation = new Map<string, { last: number; muted: number }>()
   return (error) => {
+    const operation = error instanceof RedisUnavailableError ? error.operation : 'other'
+    let entry = byOperation.get(operation)
+    if (entry === undefined) {
+      entry = { last: Number.NEGATIVE_INFINITY, muted: 0 }
+      byOperation.set(operation, entry)
+    }
     const now = performance.now()
-    if (now - last < leaseMs) {
-      muted++
+    if (now - entry.last < leaseMs) {
+      entry.muted++
       return
     }
-    last = now
-    const more = muted > 0 ? ` (${muted} more since the last warning)` : ''
-    muted = 0
+    entry.last = now
+    const more = entry.muted > 0 ? ` (${entry.muted} more since the last warning)` : ''
+    entry.muted = 0
     console.warn(`@vega/job-redis bus consumer ${id}: ${String(error)}${more}; it retries.`)
   }
 }
+
+const BUS_OPTIONS = ['redis', 'prefix', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
+const CONSUME_OPTIONS = ['parallelism', 'retry']
+const RETRY_OPTIONS = ['attempts', 'delay', 'retryIf']
 
 let consumers = 0
 
@@ -142,12 +162,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
       `${where}: options must be an object such as { redis, prefix: 'vj', partitions: 64, leaseMs: 10_000 }.`,
     )
   }
-  const known = ['redis', 'prefix', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new TypeError(`${where}: unknown option '${key}'; the options are ${known.join(', ')}.`)
-    }
-  }
+  assertKnownKeys(where, options, BUS_OPTIONS)
   const redis = checkRedis(options.redis)
   const { prefix } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
@@ -240,11 +255,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     if (consumeOptions === null || typeof consumeOptions !== 'object') {
       throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
     }
-    for (const key of Object.keys(consumeOptions)) {
-      if (key !== 'parallelism' && key !== 'retry') {
-        throw new TypeError(`${at}: unknown option '${key}'; the options are parallelism, retry.`)
-      }
-    }
+    assertKnownKeys(at, consumeOptions, CONSUME_OPTIONS)
     const parallelism = checkInteger(at, 'parallelism', consumeOptions.parallelism ?? 16, 1, 10_000)
     const retryOption = consumeOptions.retry ?? 3
     let retry: ReturnType<typeof resolveRetry>
@@ -255,6 +266,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
         undefined,
       )
     } else if (retryOption !== null && typeof retryOption === 'object') {
+      assertKnownKeys(`${at} retry`, retryOption, RETRY_OPTIONS)
       const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
       const { delay, retryIf } = retryOption
       if (

@@ -1,6 +1,6 @@
 import type { Coordinator } from '@vega/job-coordination'
-import type { Plugin } from '@vega/job-core'
-import type { Redis } from 'ioredis'
+import { assertKnownKeys, type Plugin } from '@vega/job-core'
+import type { Redis, Cluster as RedisCluster } from 'ioredis'
 import { type Codec, jsonCodec } from './codec.js'
 import { Cluster } from './internal/cluster.js'
 import { RedisIO } from './internal/redis-io.js'
@@ -19,8 +19,12 @@ import { clusterSerialize } from './strategies/serialize.js'
  * ```
  */
 export interface RedisCoordinationOptions {
-  /** An open ioredis client to the primary. The package never closes it; it opens one duplicate for pub/sub. */
-  redis: Redis
+  /**
+   * An open ioredis client: a `Redis` to one primary, or a `Cluster` (every
+   * script touches one slot: a key's parts share a hash tag). The package
+   * never closes it; it opens one duplicate for pub/sub.
+   */
+  redis: Redis | RedisCluster
   /** Starts every key and the pub/sub channel; processes that coordinate share it. Non-empty, no whitespace. */
   prefix: string
   /** How long a grant holds without renewal, in ms (integer ≥ 10). Holders renew every leaseMs / 3; waiters re-check as often. */
@@ -75,13 +79,18 @@ export interface RedisCoordination {
   inspect(): { waiters: number; leases: number; keys: number }
 }
 
+const COORDINATION_OPTIONS = ['redis', 'prefix', 'leaseMs', 'codec', 'connectTimeoutMs']
+const SERIALIZE_OPTIONS = ['concurrency', 'name']
+
 function fail(message: string): never {
   throw new TypeError(`createRedisCoordination(options): ${message}`)
 }
 
-function checkRedis(redis: unknown): Redis {
+function checkRedis(redis: unknown): Redis | RedisCluster {
   if (redis === undefined || redis === null) {
-    fail('redis is missing; pass an ioredis client: { redis: new Redis(url), … }.')
+    fail(
+      'redis is missing; pass an ioredis client: { redis: new Redis(url), … } (or a new Cluster(nodes)).',
+    )
   }
   const client = redis as Partial<Redis>
   if (
@@ -96,7 +105,7 @@ function checkRedis(redis: unknown): Redis {
       `redis is a closed client (status '${client.status}'); pass an open one: quit() and disconnect() end a client for good.`,
     )
   }
-  return redis as Redis
+  return redis as Redis | RedisCluster
 }
 
 function describe(value: unknown): string {
@@ -133,6 +142,7 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
   if (options === null || typeof options !== 'object') {
     fail("options must be an object such as { redis, prefix: 'vj', leaseMs: 10_000 }.")
   }
+  assertKnownKeys('createRedisCoordination(options)', options, COORDINATION_OPTIONS)
   const redis = checkRedis(options.redis)
   const { prefix, leaseMs } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
@@ -193,6 +203,7 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
         'cluster.createSerialize(options): options must be an object such as { concurrency: 2 }.',
       )
     }
+    assertKnownKeys('cluster.createSerialize(options)', serializeOptions, SERIALIZE_OPTIONS)
     const concurrency = serializeOptions.concurrency ?? 1
     if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(

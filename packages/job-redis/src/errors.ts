@@ -1,3 +1,17 @@
+// Each class carries a brand under a global symbol, so its guard also knows
+// an error made by another copy of this package (ESM and CJS both loaded).
+const LEASE_LOST = Symbol.for('@vega/job-redis/LeaseLostError')
+const REDIS_UNAVAILABLE = Symbol.for('@vega/job-redis/RedisUnavailableError')
+const REMOTE_TASK = Symbol.for('@vega/job-redis/RemoteTaskError')
+
+function hasBrand(error: unknown, brand: symbol): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { [key: symbol]: unknown })[brand] === true
+  )
+}
+
 /**
  * The call lost its lease: a renewal failed (the lease expired, someone else
  * holds the key now, or Redis could not be reached to renew it), or
@@ -24,7 +38,22 @@ export class LeaseLostError extends Error {
     super(message, options)
     this.key = key
     this.fence = fence
+    Object.defineProperty(this, LEASE_LOST, { value: true })
   }
+}
+
+/**
+ * Whether `error` is a {@link LeaseLostError}, also one made by another copy
+ * of this package (where `instanceof` says no).
+ *
+ * @example
+ * ```ts
+ * const outcome = await settle(task)
+ * if (outcome.status === 'error' && isLeaseLostError(outcome.error)) console.warn(outcome.error.key)
+ * ```
+ */
+export function isLeaseLostError(error: unknown): error is LeaseLostError {
+  return hasBrand(error, LEASE_LOST)
 }
 
 /**
@@ -50,7 +79,26 @@ export class RedisUnavailableError extends Error {
   constructor(message: string, operation: string, options?: ErrorOptions) {
     super(message, options)
     this.operation = operation
+    Object.defineProperty(this, REDIS_UNAVAILABLE, { value: true })
   }
+}
+
+/**
+ * Whether `error` is a {@link RedisUnavailableError}, also one made by
+ * another copy of this package.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await run(runtime, save)
+ * } catch (error) {
+ *   if (isRedisUnavailableError(error)) return retryLater(error.operation)
+ *   throw error
+ * }
+ * ```
+ */
+export function isRedisUnavailableError(error: unknown): error is RedisUnavailableError {
+  return hasBrand(error, REDIS_UNAVAILABLE)
 }
 
 /**
@@ -74,5 +122,20 @@ export class RemoteTaskError extends Error {
   constructor(message: string, remoteName: string) {
     super(message)
     this.remoteName = remoteName
+    Object.defineProperty(this, REMOTE_TASK, { value: true })
   }
+}
+
+/**
+ * Whether `error` is a {@link RemoteTaskError}, also one made by another copy
+ * of this package.
+ *
+ * @example
+ * ```ts
+ * const result = await settle(task)
+ * if (result.status === 'error' && isRemoteTaskError(result.error)) console.log(result.error.remoteName)
+ * ```
+ */
+export function isRemoteTaskError(error: unknown): error is RemoteTaskError {
+  return hasBrand(error, REMOTE_TASK)
 }

@@ -1,27 +1,61 @@
-import type { TaskContext } from '@vega/job-core'
+import type { Task, TaskContext } from '@vega/job-core'
 import type { FencingToken } from './fencing-token.js'
 import { type Lease, leasesOfTask } from './internal/lease.js'
 
+/** A body's context, once tied to its lease: later calls from the same body find it at once. */
+const leaseOfContext = new WeakMap<TaskContext, Lease>()
+
+const ABORTED = AbortSignal.abort()
+const nothing = (): undefined => undefined
+
+/**
+ * The lease of the body that owns `ctx`, from its grant until the body
+ * exited: a body whose lease was lost (its task already ended in `error`)
+ * still finds it, and hears `LeaseLostError` from it.
+ */
 function leaseOf(ctx: TaskContext, who: string): Lease {
   if (ctx === null || typeof ctx !== 'object' || typeof ctx.taskId !== 'number') {
     throw new TypeError(
       `${who}: pass the body's context, as in async (ctx) => { await ${who.replace('(ctx)', '')}(ctx) }.`,
     )
   }
-  const leases = leasesOfTask(ctx.taskId)
-  const running: Lease[] = []
-  for (const lease of leases ?? []) {
-    if (lease.task.state === 'running' && lease.task.attempt === ctx.attempt) running.push(lease)
+  const registered = leasesOfTask(ctx.taskId)
+  const known = leaseOfContext.get(ctx)
+  let lease: Lease | undefined
+  if (known !== undefined) {
+    // Its body exited once it was released: never another runtime's lease with the same id.
+    lease = registered?.has(known) === true ? known : undefined
+  } else {
+    const candidates: Lease[] = []
+    for (const each of registered ?? []) {
+      if (each.task.attempt === ctx.attempt) candidates.push(each)
+    }
+    lease = candidates.length > 1 ? runtimeOf(ctx, candidates) : candidates[0]
   }
-  if (running.length === 1) return running[0]!
-  if (running.length === 0) {
+  if (lease === undefined) {
     throw new TypeError(
       `${who}: task #${ctx.taskId} holds no @vega/job-redis lease; call it inside a body bound with withCoordinator(taskFn, cluster.<strategy>, { key }), while the body runs.`,
     )
   }
-  throw new TypeError(
-    `${who}: several runtimes in this process each run a leased task #${ctx.taskId}; the context cannot tell them apart. Give each process one runtime per cluster.`,
-  )
+  leaseOfContext.set(ctx, lease)
+  return lease
+}
+
+/**
+ * Several runtimes of this process run a leased body with this task id and
+ * attempt: the context names no runtime, but a child it creates is owned by
+ * its runtime. The child is cancelled before anything runs (an aborted
+ * signal); this happens once per body, and only in this case.
+ */
+function runtimeOf(ctx: TaskContext, candidates: readonly Lease[]): Lease | undefined {
+  let probe: Task<unknown>
+  try {
+    probe = ctx.run(nothing, { signal: ABORTED, label: '@vega/job-redis: which runtime' })
+  } catch {
+    return undefined
+  }
+  probe.promise.catch(nothing)
+  return candidates.find((lease) => lease.host.owns(probe))
 }
 
 /**
@@ -31,7 +65,8 @@ function leaseOf(ctx: TaskContext, who: string): Lease {
  * accepted: a holder paused past its lease can then never overwrite the work
  * of the one that took over. Resolves once Redis granted the lease (a restart
  * call proceeds before the reply); rejects with `LeaseLostError` if it was
- * lost. Throws `TypeError` outside a leased body.
+ * lost, for as long as the body runs (its task has then already ended in
+ * `error`). Never throws: outside a leased body it rejects with `TypeError`.
  *
  * @example
  * ```ts
@@ -42,7 +77,11 @@ function leaseOf(ctx: TaskContext, who: string): Lease {
  * ```
  */
 export function fencingToken(ctx: TaskContext): Promise<FencingToken> {
-  return leaseOf(ctx, 'fencingToken(ctx)').token
+  try {
+    return leaseOf(ctx, 'fencingToken(ctx)').token
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /**
@@ -50,7 +89,9 @@ export function fencingToken(ctx: TaskContext): Promise<FencingToken> {
  * this call, not expired, granted by the Redis server running now (a
  * restarted Redis has another `run_id`). Resolves with the token; rejects with
  * `LeaseLostError` (and the task ends in `error` with it, its signal aborted)
- * when it is not, or with `RedisUnavailableError` when Redis cannot say.
+ * when it is not, also in a body that goes on after its lease was lost, or
+ * with `RedisUnavailableError` when Redis cannot say; with `TypeError`
+ * outside a leased body.
  *
  * @example
  * ```ts
@@ -63,6 +104,7 @@ export function fencingToken(ctx: TaskContext): Promise<FencingToken> {
  */
 export async function assertLease(ctx: TaskContext): Promise<FencingToken> {
   const lease = leaseOf(ctx, 'assertLease(ctx)')
+  if (lease.lostWith !== undefined) throw lease.lostWith
   const token = await lease.token
   const verdict = await lease.io.assert(lease.hash, lease.holderId, token.runId, lease.single)
   if (verdict === 1) return token

@@ -22,6 +22,13 @@ export {
   type RedisCoordinationOptions,
   type RedisSerializeOptions,
 } from './create-redis-coordination.js'
-export { LeaseLostError, RedisUnavailableError, RemoteTaskError } from './errors.js'
+export {
+  isLeaseLostError,
+  isRedisUnavailableError,
+  isRemoteTaskError,
+  LeaseLostError,
+  RedisUnavailableError,
+  RemoteTaskError,
+} from './errors.js'
 export { assertLease, fencingToken } from './fencing.js'
 export type { FencingToken } from './fencing-token.js'

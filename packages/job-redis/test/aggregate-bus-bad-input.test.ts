@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRedisAggregateBus, type RedisAggregateBusOptions } from '../src/index.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
@@ -38,7 +38,8 @@ describe('createRedisAggregateBus rejects bad options before touching Redis', ()
     [{ leaseMs: undefined }, TypeError, /leaseMs is missing/],
     [{ connectTimeoutMs: 0 }, RangeError, /connectTimeoutMs/],
     [{ codec: { encode: 1 } }, TypeError, /codec must be/],
-    [{ partitons: 8 }, TypeError, /unknown option 'partitons'/],
+    [{ partitons: 8 }, TypeError, /unknown option 'partitons'; did you mean 'partitions'\?/],
+    [{ conectTimeoutMs: 8 }, TypeError, /did you mean 'connectTimeoutMs'\?/],
   ] as [Record<string, unknown>, ErrorConstructor, RegExp][])('%o', (options, type, message) => {
     expect(make(options as Partial<RedisAggregateBusOptions>)).toThrow(type)
     expect(make(options as Partial<RedisAggregateBusOptions>)).toThrow(message)
@@ -64,6 +65,14 @@ describe('createRedisAggregateBus rejects bad options before touching Redis', ()
     expect(send({ aggregate: 'sales.Order', id: 'x', body: () => 1 })).toThrow(/cannot be encoded/)
   })
 
+  it('refuses a Redis Cluster client, saying the bus runs on one primary', () => {
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true })
+    expect(make({ redis: cluster as never })).toThrow(
+      /redis is a Redis Cluster client; the aggregate bus runs on one primary/,
+    )
+    cluster.disconnect()
+  })
+
   it('throws for bad consume and stop arguments', async () => {
     const bus = make({})()
     expect(() => bus.consume('sales', async () => {})).toThrow(/"context.Aggregate"/)
@@ -81,7 +90,15 @@ describe('createRedisAggregateBus rejects bad options before touching Redis', ()
     expect(() => bus.consume('sales.Order', async () => {}, { parallel: 2 } as never)).toThrow(
       /unknown option 'parallel'/,
     )
+    expect(() =>
+      bus.consume('sales.Order', async () => {}, {
+        retry: { attempts: 2, retryif: () => true } as never,
+      }),
+    ).toThrow(/unknown option 'retryif'; did you mean 'retryIf'\?/)
     const consumer = bus.consume('sales.Order', async () => {})
+    expect(() => consumer.stop({ deadLine: 10 } as never)).toThrow(
+      /consumer.stop\(options\): unknown option 'deadLine'; did you mean 'deadline'\?/,
+    )
     expect(() => consumer.stop({ mode: 'now' as never })).toThrow(/'drain' or 'handover'/)
     expect(() => consumer.stop({ deadline: -1 })).toThrow(RangeError)
     await consumer.stop()

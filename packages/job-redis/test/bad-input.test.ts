@@ -8,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createRedisCoordination,
   fencingToken,
+  isLeaseLostError,
+  isRedisUnavailableError,
+  isRemoteTaskError,
+  LeaseLostError,
   RedisUnavailableError,
   RemoteTaskError,
 } from '../src/index.js'
@@ -40,7 +44,7 @@ describe('createRedisCoordination(options): bad options fail at once, naming wha
       }),
     ).toThrow(
       new TypeError(
-        'createRedisCoordination(options): redis is missing; pass an ioredis client: { redis: new Redis(url), … }.',
+        'createRedisCoordination(options): redis is missing; pass an ioredis client: { redis: new Redis(url), … } (or a new Cluster(nodes)).',
       ),
     )
   })
@@ -62,6 +66,26 @@ describe('createRedisCoordination(options): bad options fail at once, naming wha
     await ended
     expect(() => createRedisCoordination({ redis, prefix: 'vj', leaseMs: 1000 })).toThrow(
       /redis is a closed client \(status 'end'\); pass an open one/,
+    )
+  })
+
+  it('a misspelled option: a TypeError that suggests the right name', () => {
+    const { redis } = fresh()
+    expect(() =>
+      createRedisCoordination({
+        redis,
+        prefix: 'vj',
+        leaseMs: 1000,
+        conectTimeoutMs: 500,
+      } as never),
+    ).toThrow(
+      new TypeError(
+        "createRedisCoordination(options): unknown option 'conectTimeoutMs'; did you mean 'connectTimeoutMs'? Known options: 'redis', 'prefix', 'leaseMs', 'codec', 'connectTimeoutMs'.",
+      ),
+    )
+    const cluster = createRedisCoordination({ redis, prefix: 'vj', leaseMs: 1000 })
+    expect(() => cluster.createSerialize({ concurency: 2 } as never)).toThrow(
+      /cluster.createSerialize\(options\): unknown option 'concurency'; did you mean 'concurrency'\?/,
     )
   })
 
@@ -173,6 +197,35 @@ describe('a value the codec cannot encode', () => {
       expect(ttl).toBeGreaterThan(0)
       expect(ttl).toBeLessThanOrEqual(1500)
     }
+  })
+})
+
+describe('error guards', () => {
+  it('is*Error knows each error class of the package, also from another copy (by brand, not instanceof)', () => {
+    const lost = new LeaseLostError('lost', 'k', 3)
+    const down = new RedisUnavailableError('down', 'acquire')
+    const remote = new RemoteTaskError('failed', 'TypeError')
+    expect([
+      isLeaseLostError(lost),
+      isLeaseLostError(down),
+      isLeaseLostError(new Error('x')),
+    ]).toEqual([true, false, false])
+    expect([isRedisUnavailableError(down), isRedisUnavailableError(remote)]).toEqual([true, false])
+    expect([isRemoteTaskError(remote), isRemoteTaskError(lost), isRemoteTaskError(null)]).toEqual([
+      true,
+      false,
+      false,
+    ])
+    // What another copy of the package would make: the same global brand, another class.
+    const foreign = Object.defineProperty(
+      new Error('lost'),
+      Symbol.for('@vega/job-redis/LeaseLostError'),
+      {
+        value: true,
+      },
+    )
+    expect(foreign instanceof LeaseLostError).toBe(false)
+    expect(isLeaseLostError(foreign)).toBe(true)
   })
 })
 

@@ -31,7 +31,7 @@ async function noHoldersLeft(value: Setup): Promise<void> {
   await shutdown(value.runtime)
   const keys = await value.redis.keys(`${value.prefix}:*`)
   expect(keys.filter((key) => /:(lock|hold|queue)$/.test(key))).toEqual([])
-  expect(keys).toContain(`${value.prefix}:"k":fence`)
+  expect(keys).toContain(`${value.prefix}:{"k"}:fence`)
   expect(value.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
 }
 

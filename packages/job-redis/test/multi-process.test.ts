@@ -165,6 +165,8 @@ describe('§1 across processes', () => {
     ])
     expect(sa.promise).toEqual({ status: 'resolved', value: 'a' })
     expect([sb.state, sb.reason]).toEqual(['cancelled', 'superseded'])
+    // Unlike the local keepLatest (README, strategy table): superseded from another process, its caller rejects.
+    expect((sb.promise as { status: string }).status).toBe('rejected')
     expect(sc.promise).toEqual({ status: 'resolved', value: 'c' })
     const bodies = intervals(workers, new Set([running, older, newer]))
     expect(bodies.map((i) => i.n)).toEqual([running, newer])

@@ -34,7 +34,9 @@ export interface Setup {
 }
 
 export function setup(url: string, options: Partial<RedisCoordinationOptions> = {}): Setup {
-  const redis = options.redis ?? new Redis(url, { maxRetriesPerRequest: null })
+  // A cluster client passed in is used as one (tests on a cluster read no keys through it).
+  const redis =
+    (options.redis as Redis | undefined) ?? new Redis(url, { maxRetriesPerRequest: null })
   redis.on('error', () => {})
   const prefix = uniquePrefix()
   const cluster = createRedisCoordination({ redis, prefix, leaseMs: 1500, ...options })

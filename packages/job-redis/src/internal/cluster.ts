@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
-import type { Redis } from 'ioredis'
 import type { Codec } from '../codec.js'
+import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
-import type { RedisIO } from './redis-io.js'
+import type { RedisClient, RedisIO } from './redis-io.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
 
 export interface Located {
@@ -26,7 +26,7 @@ export class Cluster implements WaiterRegistry {
   /** Ids of this process's holders and waiters start with it (a restart tells local from remote). */
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
   private counter = 0
-  private subscriber: Redis | undefined
+  private subscriber: RedisClient | undefined
 
   constructor(
     readonly io: RedisIO,
@@ -55,7 +55,7 @@ export class Cluster implements WaiterRegistry {
 
   /** Releases on the wire (each settles within connectTimeoutMs), and who waits for there to be none. */
   private releasing = 0
-  private idleWaiters: (() => void)[] = []
+  private drained: Deferred<void> | undefined
 
   releaseStarted(): void {
     this.releasing++
@@ -63,15 +63,16 @@ export class Cluster implements WaiterRegistry {
 
   releaseDone(): void {
     if (--this.releasing > 0) return
-    const waiting = this.idleWaiters
-    this.idleWaiters = []
-    for (const resolve of waiting) resolve()
+    const drained = this.drained
+    this.drained = undefined
+    drained?.resolve()
   }
 
   /** Resolves once no release is on the wire (shutdown waits for them, so other processes go on at once). */
   idle(): Promise<void> {
     if (this.releasing === 0) return Promise.resolve()
-    return new Promise((resolve) => this.idleWaiters.push(resolve))
+    this.drained ??= deferred()
+    return this.drained.promise
   }
 
   /** Opens the subscriber connection (once); waiters poll on their floor until it is ready. */

@@ -74,6 +74,7 @@ function decide(
         ctx.hash,
         id,
         where.task,
+        where.host,
         failingOwner(ctx),
         cluster,
         spec.limit === 1,

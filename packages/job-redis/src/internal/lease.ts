@@ -1,4 +1,4 @@
-import type { Task } from '@vega/job-core'
+import type { PluginHost, Task } from '@vega/job-core'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
 import { type Deferred, deferred, quiet } from './deferred.js'
@@ -12,9 +12,9 @@ export interface LeaseOwner {
   evicted?(): void
 }
 
-// fencingToken(ctx) only has the body's context: its task id. Leases are
-// found by task id, and among tasks with that id (several runtimes in one
-// process) by which one is running.
+// fencingToken(ctx) only has the body's context. A lease is registered by
+// its task's id from its grant until its body exited (see leaseOfBody in
+// fencing.ts, which ties a context to one lease for good).
 const byTaskId = new Map<number, Set<Lease>>()
 
 export function leasesOfTask(taskId: number): ReadonlySet<Lease> | undefined {
@@ -54,6 +54,8 @@ export class Lease implements Answer<boolean> {
     readonly hash: string,
     readonly holderId: string,
     readonly task: Task<unknown>,
+    /** The runtime of `task`: tells apart two runtimes' tasks with one id. */
+    readonly host: PluginHost,
     private readonly owner: LeaseOwner,
     private readonly home: LeaseHome,
     /** The key has one slot: its holder is in its lock, not in a set. */
@@ -197,10 +199,18 @@ export class Lease implements Answer<boolean> {
       )
       return
     }
-    this.io.renew(this.hash, this.holderId, this.single).then(
-      (renewed) => {
+    this.io.renew(this.hash, this.holderId, this.runId ?? '?', this.single).then(
+      (verdict) => {
         if (!this.active) return
-        if (!renewed) {
+        if (verdict === -1) {
+          this.lose(
+            this.lostError(
+              'Redis restarted since the grant (another run_id); its token is not honoured',
+            ),
+          )
+          return
+        }
+        if (verdict === 0) {
           if (this.owner.evicted !== undefined) this.evict()
           else this.lose(this.lostError('the lease expired or another call holds the key'))
           return

@@ -1,6 +1,13 @@
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
+
+/** What the package talks to: a client of one primary, or of a Redis Cluster. */
+export type RedisClient = Redis | Cluster
+
 import { RedisUnavailableError } from '../errors.js'
+import { type Answer, boundedTo } from './bounded.js'
 import { scripts } from './scripts.js'
+
+export type { Answer }
 
 export type AcquireMode = 'queue' | 'latest' | 'try' | 'take' | 'lead'
 
@@ -15,18 +22,6 @@ export type AcquireReply =
   | { readonly kind: 'result'; readonly payload: string }
 
 export type ReleaseKind = 'plain' | 'wake' | 'result'
-
-/**
- * Who hears the end of one bounded round trip: exactly one of `answered` /
- * `failed`, and `late` for a success that came after the timeout. The hot
- * path (a grant, a release) hands its waiter or lease itself, so a call
- * allocates no promise and waits no extra microtask for it.
- */
-export interface Answer<T> {
-  answered(value: T): void
-  failed(error: unknown): void
-  late?(value: T): void
-}
 
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
@@ -52,8 +47,11 @@ export class RedisIO {
   /** The connection on which a grant that asks for the run_id is on the wire: the grants behind it need not ask. */
   private asking: unknown
 
+  /** A Redis Cluster client: every grant asks for the run_id of the node that holds its key. */
+  readonly onCluster: boolean
+
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisClient,
     readonly prefix: string,
     readonly leaseMs: number,
     readonly connectTimeoutMs: number,
@@ -62,10 +60,20 @@ export class RedisIO {
     this.fenceTtlMs = Math.max(FENCE_TTL_FLOOR_MS, leaseMs * 1000)
     this.leaseArg = String(leaseMs)
     this.fenceTtlArg = String(this.fenceTtlMs)
+    this.onCluster = redis.isCluster === true
   }
 
   key(hash: string, part: 'lock' | 'hold' | 'queue' | 'wexp'): string {
-    return `${this.prefix}:${hash}:${part}`
+    return `${this.base(hash)}${part}`
+  }
+
+  /**
+   * What every key of one coordinated key starts with. The hash sits in a
+   * hash tag (`{…}`): on Redis Cluster all keys a script touches for it live
+   * in one slot, and different keys spread over the slots.
+   */
+  base(hash: string): string {
+    return `${this.prefix}:{${hash}}:`
   }
 
   /** Runs `step` with the timeout and tells `to` how it ended; a late success goes to `to.late` (to undo a grant nobody waits for). */
@@ -79,34 +87,7 @@ export class RedisIO {
       queueMicrotask(() => to.failed(error))
       return
     }
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      to.failed(
-        new RedisUnavailableError(
-          `@vega/job-redis ${operation}: Redis did not answer within connectTimeoutMs (${this.connectTimeoutMs} ms); it is stopped, paused or unreachable.`,
-          operation,
-        ),
-      )
-    }, this.connectTimeoutMs)
-    step().then(
-      (value) => {
-        clearTimeout(timer)
-        if (!timedOut) to.answered(value)
-        else to.late?.(value)
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        if (timedOut) return
-        to.failed(
-          new RedisUnavailableError(
-            `@vega/job-redis ${operation}: Redis failed: ${error instanceof Error ? error.message : String(error)}`,
-            operation,
-            { cause: error },
-          ),
-        )
-      },
-    )
+    boundedTo(operation, this.connectTimeoutMs, step, to)
   }
 
   /** {@link send} as a promise, for the round trips off the hot path. */
@@ -130,7 +111,7 @@ export class RedisIO {
     to: Answer<AcquireReply>,
   ): void {
     const ask = !this.knowsRunId()
-    const socket = this.redis.stream
+    const socket = this.socket()
     if (ask) this.asking = socket
     const args = this.acquireArgs(hash, id, mode, limit, follow, ask ? '1' : '0')
     const onReply = (raw: unknown) => {
@@ -172,7 +153,7 @@ export class RedisIO {
     follow: string,
     ask: string,
   ): string[] {
-    const base = `${this.prefix}:${hash}:`
+    const base = this.base(hash)
     const { leaseArg, fenceTtlArg } = this
     const holders = `${base}${holdersPart(mode === 'take' || mode === 'lead' || limit === 1)}`
     switch (mode) {
@@ -229,9 +210,15 @@ export class RedisIO {
    * asks (restart sends many without waiting) need not ask too.
    */
   private knowsRunId(): boolean {
-    if (this.redis.status !== 'ready') return false
-    const socket = this.redis.stream
+    // On a cluster each key's node has its own run_id; one connection says nothing about another node.
+    if (this.onCluster || this.redis.status !== 'ready') return false
+    const socket = (this.redis as Redis).stream
     return this.known?.socket === socket || this.asking === socket
+  }
+
+  /** The connection of a single-node client (a cluster client has one per node: none here). */
+  private socket(): unknown {
+    return this.onCluster ? undefined : (this.redis as Redis).stream
   }
 
   private stopAsking(socket: unknown): void {
@@ -252,20 +239,21 @@ export class RedisIO {
     }
     const fence = Number(reply[1])
     const evicted = reply.length > 3 ? reply.slice(3).map(String) : NONE
-    const socket = this.redis.stream
+    const socket = this.socket()
     const asked = String(reply[2])
     if (asked !== '') {
       this.known = { socket, runId: asked }
       return { kind: 'granted', fence, runId: asked, evicted }
     }
-    if (this.known?.socket === socket) {
-      return { kind: 'granted', fence, runId: this.known.runId, evicted }
+    const known = this.known
+    if (known !== undefined && known.socket === socket) {
+      return { kind: 'granted', fence, runId: known.runId, evicted }
     }
     // Sent on an earlier connection, answered on this one (ioredis resent it after a reconnect): ask this server.
     return this.redis.info('server').then((info) => {
       const runId = /run_id:(\w+)/.exec(info)?.[1]
       // A grant whose server cannot be named carries a run_id no server has: assertLease refuses it.
-      if (runId === undefined || this.redis.stream !== socket) {
+      if (runId === undefined || this.socket() !== socket) {
         return { kind: 'granted', fence, runId: '?', evicted }
       }
       this.known = { socket, runId }
@@ -273,10 +261,12 @@ export class RedisIO {
     })
   }
 
-  /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). */
-  renew(hash: string, id: string, single: boolean): Promise<boolean> {
-    const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0']
-    return this.bounded('renew', () => scripts.renew.run(this.redis, 1, args, isOne))
+  /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). `runId`: the granting server's. */
+  renew(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
+    const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0', runId]
+    return this.bounded('renew', () =>
+      scripts.renew.run(this.redis, 1, args, (r) => r as -1 | 0 | 1),
+    )
   }
 
   assert(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
@@ -299,7 +289,7 @@ export class RedisIO {
     single: boolean,
     to: Answer<boolean>,
   ): void {
-    const base = `${this.prefix}:${hash}:`
+    const base = this.base(hash)
     const holders = `${base}${holdersPart(single)}`
     const one = single ? '1' : '0'
     const { channel } = this

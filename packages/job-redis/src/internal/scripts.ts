@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 
 // Every multi-key step is one Lua script: atomic on the primary, and sent by
 // SHA (EVALSHA) after the first call, so a round trip carries a few bytes.
@@ -159,9 +159,16 @@ keep_for(wexp, lease)
 return {0, rank, unpack(superseded)}
 `
 
-/** KEYS: holders (lock or set); ARGV: id, leaseMs, single ('1' / '0') → 1 renewed | 0 not the holder any more */
+/**
+ * KEYS: holders (lock or set); ARGV: id, leaseMs, single ('1' / '0'), runId
+ * → 1 renewed | 0 not the holder any more | -1 another Redis (restarted) granted it
+ *
+ * Checks the run_id as ASSERT does: a Redis restarted from a snapshot may
+ * still hold the lock, but never honours a grant of the server before it.
+ */
 const RENEW = `${PRELUDE}
 local holders, id, lease = KEYS[1], ARGV[1], tonumber(ARGV[2])
+if run_id() ~= ARGV[4] then return -1 end
 if ARGV[3] == '1' then
   if redis.call('GET', holders) ~= id then return 0 end
   redis.call('PEXPIRE', holders, lease)
@@ -248,7 +255,7 @@ export class Script {
    * continuation (this runs twice per call: a promise layer less is time).
    */
   run<T>(
-    redis: Redis,
+    redis: Redis | Cluster,
     keys: number,
     args: readonly (string | number)[],
     parse: (reply: unknown) => T | PromiseLike<T>,
@@ -267,18 +274,32 @@ export class Script {
   }
 }
 
-const loadedOn = new WeakSet<Redis>()
+const loadedOn = new WeakSet<Redis | Cluster>()
 
 /**
  * Sends SCRIPT LOAD for every script before a client's first call. One
  * connection keeps commands in order, so the EVALSHAs behind them always
  * find their script: a NOSCRIPT fallback (EVAL, issued later) would let a
  * later command overtake an earlier one, e.g. a call's acquire overtaking
- * the release of the call before it.
+ * the release of the call before it. A cluster client loads them on every
+ * primary, once its slots are known.
  */
-function preload(redis: Redis): void {
+function preload(redis: Redis | Cluster): void {
   if (loadedOn.has(redis)) return
   loadedOn.add(redis)
+  if (redis.isCluster) {
+    const cluster = redis as Cluster
+    const loadAll = () => {
+      for (const node of cluster.nodes('master')) {
+        for (const script of Object.values(scripts))
+          node.script('LOAD', script.source).catch(() => {})
+      }
+    }
+    if (cluster.status === 'ready') loadAll()
+    cluster.on('ready', loadAll)
+    cluster.on('+node', loadAll)
+    return
+  }
   for (const script of Object.values(scripts)) {
     redis.script('LOAD', script.source).catch(() => loadedOn.delete(redis))
   }

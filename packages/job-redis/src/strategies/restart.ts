@@ -27,6 +27,7 @@ export function clusterRestart(cluster: Cluster): Coordinator {
       ctx.hash,
       id,
       where.task,
+      where.host,
       { lost: (error) => ctx.intent.fail(error), evicted: () => ctx.intent.cancel() },
       cluster,
       true,

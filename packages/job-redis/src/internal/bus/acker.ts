@@ -1,18 +1,27 @@
 import type { Redis } from 'ioredis'
+import { bounded } from '../bounded.js'
+import { type Deferred, deferred } from '../deferred.js'
 import { GROUP } from './keys.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
+/**
+ * How an acknowledgement ended: counted, refused by the server (another
+ * owner holds the partition), or not confirmed (Redis failed or did not
+ * answer within connectTimeoutMs; the entry stays pending for the next owner).
+ */
+export type AckVerdict = 'acked' | 'refused' | 'unconfirmed'
+
 interface Batch {
   readonly ids: string[]
-  readonly waiters: ((ok: boolean) => void)[]
+  readonly verdict: Deferred<AckVerdict>
 }
 
 /**
  * Acknowledges handled entries in batches: every ack requested while one
  * round trip is in flight goes in the next, one script call for all
- * partitions. Each ack is fenced by its partition's token on the server;
- * the promise says whether it counted.
+ * partitions. Each ack is fenced by its partition's token on the server.
+ * Every round trip is bounded by connectTimeoutMs.
  */
 export class Acker {
   private pending = new Map<OwnedPartition, Batch>()
@@ -20,24 +29,23 @@ export class Acker {
 
   constructor(
     private readonly redis: Redis,
+    private readonly connectTimeoutMs: number,
     private readonly failed: (error: unknown) => void,
   ) {}
 
-  ack(partition: OwnedPartition, entryId: string): Promise<boolean> {
-    return new Promise((resolve) => {
-      let batch = this.pending.get(partition)
-      if (batch === undefined) {
-        batch = { ids: [], waiters: [] }
-        this.pending.set(partition, batch)
-      }
-      batch.ids.push(entryId)
-      batch.waiters.push(resolve)
-      if (!this.flushing) {
-        this.flushing = true
-        // One turn later: acks of handlers settling in the same turn share the trip.
-        setImmediate(this.flush)
-      }
-    })
+  ack(partition: OwnedPartition, entryId: string): Promise<AckVerdict> {
+    let batch = this.pending.get(partition)
+    if (batch === undefined) {
+      batch = { ids: [], verdict: deferred() }
+      this.pending.set(partition, batch)
+    }
+    batch.ids.push(entryId)
+    if (!this.flushing) {
+      this.flushing = true
+      // One turn later: acks of handlers settling in the same turn share the trip.
+      setImmediate(this.flush)
+    }
+    return batch.verdict.promise
   }
 
   private readonly flush = (): void => {
@@ -51,18 +59,18 @@ export class Acker {
       args.push(partition.token, String(batch.ids.length), ...batch.ids)
       order.push(batch)
     }
-    busScripts.ack.run(this.redis, keys, args).then(
+    bounded('ack', this.connectTimeoutMs, () => busScripts.ack.run(this.redis, keys, args)).then(
       (reply) => {
         const flags = reply as number[]
         order.forEach((batch, index) => {
-          for (const resolve of batch.waiters) resolve(flags[index] === 1)
+          batch.verdict.resolve(flags[index] === 1 ? 'acked' : 'refused')
         })
         this.next()
       },
       (error: unknown) => {
         // Not known to have counted: the entries stay pending for the next owner.
         this.failed(error)
-        for (const batch of order) for (const resolve of batch.waiters) resolve(false)
+        for (const batch of order) batch.verdict.resolve('unconfirmed')
         this.next()
       },
     )
