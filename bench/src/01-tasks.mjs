@@ -1,7 +1,7 @@
 // Scenario 1: N trivial tasks (an async body that returns its index), at
 // most 16 at once, all started in a burst, then awaited together.
 
-import { createRuntime, inspect, run } from '@vega/job-core'
+import { createRuntime, inspect, run, wrapAttempts } from '@vega/job-core'
 import pLimit from 'p-limit'
 import PQueue from 'p-queue'
 import { check } from './harness.mjs'
@@ -102,6 +102,24 @@ export function taskPeers(make, { thenable = false } = {}) {
     })
   }
   if (thenable) {
+    // What the attempt seam costs when it is used: one wrapper that only
+    // enters. Unused, it is one check per attempt, inside the job-core line.
+    peers.push({
+      name: 'job-core + one attempt wrapper (wrapAttempts)',
+      info: true,
+      run(n) {
+        reset()
+        const runtime = createRuntime({ concurrency: CONCURRENCY })
+        let wrapped = 0
+        wrapAttempts(runtime, (_info, enter) => {
+          wrapped++
+          return enter()
+        })
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) promises[i] = run(runtime, make(i, counters)).promise
+        return finish(promises, { runtime, wrapped: () => wrapped })
+      },
+    })
     peers.push({
       name: 'job-core, await the Task thenable',
       info: true,
@@ -133,6 +151,12 @@ export function verifyTasks(_peer, result, n, { minActive = 0 } = {}) {
     result.maxActive >= minActive,
     `at most ${result.maxActive} bodies ran at once, expected ≥ ${minActive}`,
   )
+  if (result.wrapped !== undefined) {
+    check(
+      result.wrapped() === n,
+      `the attempt wrapper ran ${result.wrapped()} times, expected ${n}`,
+    )
+  }
   if (result.runtime !== undefined) {
     const { sizes } = inspect(result.runtime)
     check(
