@@ -1,5 +1,5 @@
 import type { Plugin } from '@vega/job-core'
-import { dispatchToCoordinator } from './coordinator-adapter.js'
+import { dispatchToCoordinator } from './internal/coordination-context.js'
 import { coordinationTag } from './internal/coordination-tag.js'
 import { followOf } from './internal/direct.js'
 import { createScope } from './internal/scope.js'
