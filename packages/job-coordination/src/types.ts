@@ -111,7 +111,7 @@ export interface CoordinationContext {
    */
   cancelPeer(peer: Task<unknown>, reason?: CancelReason): void
   /**
-   * Emits one of the four `coordination:*` diagnostics, stamped with the
+   * Emits one of the five `coordination:*` diagnostics, stamped with the
    * coordinator's name, the intent's id and the hash. Custom diagnostics go
    * through `getEventBus(runtime).emit`.
    */

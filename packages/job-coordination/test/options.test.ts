@@ -23,6 +23,19 @@ describe('withCoordinator(taskFn, coordinator, binding)', () => {
     )
   })
 
+  it('suggests key for a misspelt key alone, rather than saying the key is missing', () => {
+    expect(() =>
+      withCoordinator(work, dedupeCoordinator, { kye: ['doc', 1] } as unknown as { key: Key }),
+    ).toThrow(
+      new TypeError(
+        "withCoordinator(taskFn, dedupe, binding): unknown option 'kye'; did you mean 'key'? Known options: 'key'.",
+      ),
+    )
+    expect(() => withCoordinator(work, dedupeCoordinator, {} as { key: Key })).toThrow(
+      /a key is required/,
+    )
+  })
+
   it('echoes what it got instead of a coordinator or a taskFn', () => {
     expect(() => withCoordinator('load' as never, restartCoordinator, { key: 'k' })).toThrow(
       /taskFn must be a function \(ctx\) => …, got 'load'\./,

@@ -40,6 +40,7 @@ describe('ctx.emit', () => {
   it('derives the draft from the closed union', () => {
     expectTypeOf<CoordinationEventDraft['type']>().toEqualTypeOf<
       | 'coordination:reuse'
+      | 'coordination:dropped'
       | 'coordination:restart'
       | 'coordination:queued'
       | 'coordination:orphaned-intent'

@@ -11,8 +11,8 @@ import { type CoordinationEventDraft, isCoordinationEvent } from '../events.js'
 import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from '../types.js'
 import type { CoordinationBinding } from './coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './deferred.js'
-import { directOf } from './direct.js'
 import { endingOf } from './ending.js'
+import { fastPathOf } from './fast-path.js'
 import type { CoordinationScope } from './scope.js'
 
 /** How an intent was decided; `orphaned` and `failed` are the adapter's own verdicts. */
@@ -389,8 +389,8 @@ export function dispatchToCoordinator(
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
 ): unknown {
-  const direct = directOf(request.binding.coordinator)
-  if (direct !== undefined) return direct(scope, request)
+  const fastPath = fastPathOf(request.binding.coordinator)
+  if (fastPath !== undefined) return fastPath.decide(scope, request)
   return runCoordinator(scope, request)
 }
 
