@@ -180,7 +180,8 @@ describe('installAggregateScheduling', () => {
   })
 
   it('a cancelled waiting task leaves its group at once', async () => {
-    const runtime = createRuntime({ plugins: [installAggregateScheduling({ parallelism: 8 })] })
+    const scheduling = installAggregateScheduling({ parallelism: 8 })
+    const runtime = createRuntime({ plugins: [scheduling] })
     const log: string[] = []
     const first = gate()
     const route = { aggregate: 'sales.Order', id: 'order-1' } as const
@@ -188,10 +189,12 @@ describe('installAggregateScheduling', () => {
     const b = run(runtime, withAggregate(controlled(log, 'b'), route))
     const c = run(runtime, withAggregate(controlled(log, 'c'), route))
     await flushTimes(2)
+    expect(scheduling.stats().aggregates[0]).toMatchObject({ queued: 2, inFlight: 1, dropped: 0 })
     b.cancel()
     expect(b.state).toBe('cancelled')
+    // Out of its group's queue before a runs on: only c still waits behind a.
+    expect(scheduling.stats().aggregates[0]).toMatchObject({ queued: 1, inFlight: 1, dropped: 1 })
     await expect(b.promise).rejects.toSatisfy(isCancelledError)
-    expect(runtime).toBeDefined()
     first.open()
     await Promise.all([a, c])
     expect(log).toEqual(['start a', 'end a', 'start c', 'end c'])
