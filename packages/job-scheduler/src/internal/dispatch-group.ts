@@ -29,7 +29,7 @@ export class DispatchGroup<E> extends LaneTask {
    * `undefined`: a field that only ever holds numbers is updated in place,
    * while one that may hold `undefined` boxes every new reading.
    */
-  startedAt = Number.NaN
+  startedAt: number = Number.NaN
   private readonly runExchange: (group: DispatchGroup<E>, signal: AbortSignal) => unknown
   private readonly settled: GroupSettled<E>
   private lateOk = false
