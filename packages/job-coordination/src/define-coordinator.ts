@@ -35,11 +35,13 @@ export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordina
 }
 
 /** `defineCoordinator`, plus a built-in's fast path (see `internal/fast-path.ts`). */
-export function makeCoordinator(
+export function makeCoordinator<C extends Coordinator = Coordinator>(
   name: string,
   impl: CoordinatorImpl,
   fastPath: FastPath | undefined,
-): Coordinator {
+  /** More members (a stateful coordinator's lifecycle), set before the object is frozen. */
+  members?: PropertyDescriptorMap,
+): C {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new TypeError(
       `defineCoordinator(name, impl): name must be a non-empty string, got ${describeValue(name)}; it labels every diagnostic event the coordinator causes.`,
@@ -53,7 +55,8 @@ export function makeCoordinator(
   const coordinator: Coordinator = { name, coordinate: impl }
   Object.defineProperty(coordinator, BRAND, { value: true })
   if (fastPath !== undefined) Object.defineProperty(coordinator, FAST_PATH, { value: fastPath })
-  return Object.freeze(coordinator)
+  if (members !== undefined) Object.defineProperties(coordinator, members)
+  return Object.freeze(coordinator) as C
 }
 
 /**
@@ -63,7 +66,7 @@ export function makeCoordinator(
  * @example
  * ```ts
  * isCoordinator(dedupeCoordinator) // true
- * isCoordinator(createSerializeCoordinator()) // false: pass its `.coordinator`
+ * isCoordinator(createSerializeCoordinator()) // true: a stateful coordinator is one
  * ```
  */
 export function isCoordinator(value: unknown): value is Coordinator {

@@ -36,13 +36,8 @@ export function withCoordinator<T>(
     )
   }
   if (!isCoordinator(coordinator)) {
-    const handle = coordinator as { coordinator?: unknown } | null | undefined
-    const hint =
-      typeof handle === 'object' && handle !== null && isCoordinator(handle.coordinator)
-        ? ' This looks like the handle of createSerializeCoordinator(); pass its `.coordinator`.'
-        : ' Use a built-in (dedupeCoordinator, restartCoordinator, …) or make one with defineCoordinator(name, impl).'
     throw new TypeError(
-      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describeValue(coordinator)}.${hint}`,
+      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describeValue(coordinator)}. Use a built-in (dedupeCoordinator, restartCoordinator, …) or make one with defineCoordinator(name, impl).`,
     )
   }
   if (binding === null || typeof binding !== 'object') {

@@ -22,10 +22,13 @@ describe('README examples', () => {
     async (index, code) => {
       mkdirSync(dir, { recursive: true })
       const file = new URL(`example-${index}.mjs`, dir)
-      writeFileSync(file, code)
-      await expect(
-        import(/* @vite-ignore */ pathToFileURL(file.pathname).href),
-      ).resolves.toBeDefined()
+      // The last line exports a marker: the import resolves with it only when
+      // every top-level statement (and every assertion) before it has run.
+      writeFileSync(file, `${code}\nexport const ranToTheEnd = true\n`)
+      const module = (await import(/* @vite-ignore */ pathToFileURL(file.pathname).href)) as {
+        ranToTheEnd?: unknown
+      }
+      expect(module.ranToTheEnd).toBe(true)
     },
     10_000,
   )

@@ -4,6 +4,13 @@ export {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
 } from './aggregate-scheduler-supplier.js'
+export {
+  type AggregateSchedulingOptions,
+  type AggregateSchedulingPlugin,
+  createAggregateScheduling,
+  installAggregateScheduling,
+  type SchedulerStatsEvent,
+} from './aggregate-scheduling.js'
 export { BorrowedAggregateSchedulerSupplier } from './borrowed-aggregate-scheduler-supplier.js'
 export { CompositeDispatcher, type CompositeDispatcherOptions } from './composite-dispatcher.js'
 export type {
@@ -14,12 +21,6 @@ export type {
 export type { GracefullyStoppable } from './gracefully-stoppable.js'
 export { DEFAULT_PARALLELISM, javaStringHashCode, toGroupKey } from './group-key.js'
 export { immediateScheduler } from './immediate-scheduler.js'
-export {
-  type AggregateSchedulingOptions,
-  type AggregateSchedulingPlugin,
-  installAggregateScheduling,
-  type SchedulerStatsEvent,
-} from './install-aggregate-scheduling.js'
 export {
   createLifecycle,
   type Lifecycle,

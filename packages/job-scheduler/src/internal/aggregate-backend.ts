@@ -33,7 +33,7 @@ export interface BackendSizes {
 export const IN_ORDER_KEPT = 64
 
 /**
- * The backend `installAggregateScheduling` wraps around the runtime's own:
+ * The backend `createAggregateScheduling` wraps around the runtime's own:
  * untagged jobs pass straight through; bound jobs wait in a per-group FIFO
  * and, one per group at a time, take a lane of their aggregate's scheduler
  * and go to the inner backend.
@@ -387,7 +387,7 @@ export class AggregateBackend implements Backend, TurnHost {
 function innerCapability(inner: Backend, method: 'setConcurrency' | 'setGate' | 'wake'): void {
   if (typeof inner[method] === 'function') return
   throw new TypeError(
-    `installAggregateScheduling: the backend it wraps (${inner.constructor?.name ?? 'a custom backend'}) has no ${method}(), ` +
+    `createAggregateScheduling: the backend it wraps (${inner.constructor?.name ?? 'a custom backend'}) has no ${method}(), ` +
       'so the aggregate backend cannot offer it either; give the runtime a backend that supports it (createPriorityBackend does).',
   )
 }
