@@ -1,5 +1,5 @@
 import { describeValue } from './internal/describe-value.js'
-import { DIRECT, type DirectDecision, FOLLOW, type FollowPeer } from './internal/direct.js'
+import { FAST_PATH, type FastPath } from './internal/fast-path.js'
 import type { Coordinator, CoordinatorImpl } from './types.js'
 
 // Symbol.for: a coordinator made by one copy of this package is still
@@ -31,31 +31,17 @@ const BRAND = Symbol.for('@vega/job-coordination/coordinator')
  * ```
  */
 export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordinator {
-  return define(name, impl, undefined, undefined)
+  return makeCoordinator(name, impl, undefined)
 }
 
-/**
- * A built-in of this package: `defineCoordinator` plus the same decision
- * made straight on the kernel's request (see `internal/direct.ts`), kept on
- * the coordinator itself so dispatch finds it with one property read; with
- * `follow`, also the peer that decision merges a call into, which the kernel
- * asks before it builds the task.
- */
-export function defineDirectCoordinator(
+/** `defineCoordinator`, plus a built-in's fast path (see `internal/fast-path.ts`). */
+export function makeCoordinator<C extends Coordinator = Coordinator>(
   name: string,
   impl: CoordinatorImpl,
-  direct: DirectDecision,
-  follow?: FollowPeer,
-): Coordinator {
-  return define(name, impl, direct, follow)
-}
-
-function define(
-  name: string,
-  impl: CoordinatorImpl,
-  direct: DirectDecision | undefined,
-  follow: FollowPeer | undefined,
-): Coordinator {
+  fastPath: FastPath | undefined,
+  /** More members (a stateful coordinator's lifecycle), set before the object is frozen. */
+  members?: PropertyDescriptorMap,
+): C {
   if (typeof name !== 'string' || name.trim() === '') {
     throw new TypeError(
       `defineCoordinator(name, impl): name must be a non-empty string, got ${describeValue(name)}; it labels every diagnostic event the coordinator causes.`,
@@ -68,9 +54,9 @@ function define(
   }
   const coordinator: Coordinator = { name, coordinate: impl }
   Object.defineProperty(coordinator, BRAND, { value: true })
-  if (direct !== undefined) Object.defineProperty(coordinator, DIRECT, { value: direct })
-  if (follow !== undefined) Object.defineProperty(coordinator, FOLLOW, { value: follow })
-  return Object.freeze(coordinator)
+  if (fastPath !== undefined) Object.defineProperty(coordinator, FAST_PATH, { value: fastPath })
+  if (members !== undefined) Object.defineProperties(coordinator, members)
+  return Object.freeze(coordinator) as C
 }
 
 /**
@@ -80,7 +66,7 @@ function define(
  * @example
  * ```ts
  * isCoordinator(dedupeCoordinator) // true
- * isCoordinator(createSerializeCoordinator()) // false: pass its `.coordinator`
+ * isCoordinator(createSerializeCoordinator()) // true: a stateful coordinator is one
  * ```
  */
 export function isCoordinator(value: unknown): value is Coordinator {

@@ -30,3 +30,20 @@ export class CoordinationProtocolError extends Error {
     this.intentId = intentId
   }
 }
+
+/**
+ * Whether `value` is a {@link CoordinationProtocolError}, from any copy of
+ * this package (it checks the `name`, not the class).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   ctx.proceed()
+ * } catch (error) {
+ *   if (isCoordinationProtocolError(error)) console.error(error.coordinator, error.intentId)
+ * }
+ * ```
+ */
+export function isCoordinationProtocolError(value: unknown): value is CoordinationProtocolError {
+  return value instanceof Error && value.name === 'CoordinationProtocolError'
+}

@@ -30,6 +30,8 @@ export interface CoordinationEventBase {
 export interface CoordinationEventMap {
   /** `reuse(peer)`: the intent was merged into `peerId`. */
   'coordination:reuse': CoordinationEventBase & { peerId: number }
+  /** The intent was dropped (exhaust) because `peerId`, of the same key, is in flight. */
+  'coordination:dropped': CoordinationEventBase & { peerId: number }
   /** The restart strategy cancelled these peers (only emitted when there were any). */
   'coordination:restart': CoordinationEventBase & { cancelledPeerIds: readonly number[] }
   /** A waiter was parked; `position` = waiters ahead of it. */
@@ -41,6 +43,7 @@ export interface CoordinationEventMap {
 declare module '@vega/job-core' {
   interface RuntimeEventMap {
     'coordination:reuse': CoordinationEventMap['coordination:reuse']
+    'coordination:dropped': CoordinationEventMap['coordination:dropped']
     'coordination:restart': CoordinationEventMap['coordination:restart']
     'coordination:queued': CoordinationEventMap['coordination:queued']
     'coordination:orphaned-intent': CoordinationEventMap['coordination:orphaned-intent']
@@ -48,7 +51,7 @@ declare module '@vega/job-core' {
 }
 
 /**
- * The four diagnostic event types.
+ * The five diagnostic event types.
  *
  * @example
  * ```ts
@@ -72,9 +75,9 @@ export type CoordinationEventType = keyof CoordinationEventMap
 export type CoordinationEvent = Extract<RuntimeEvent, { type: CoordinationEventType }>
 
 /**
- * What `ctx.emit` accepts: one of the four types with its extra fields; the
+ * What `ctx.emit` accepts: one of the five types with its extra fields; the
  * adapter adds `coordinator`, `intentId` and `hash`. Derived from the closed
- * union, so a fifth `type` does not type-check.
+ * union, so any other `type` does not type-check.
  *
  * @example
  * ```ts
@@ -91,13 +94,14 @@ export type CoordinationEventDraft = {
 
 const TYPES: ReadonlySet<string> = new Set<CoordinationEventType>([
   'coordination:reuse',
+  'coordination:dropped',
   'coordination:restart',
   'coordination:queued',
   'coordination:orphaned-intent',
 ])
 
 /**
- * Whether `event` is one of the four coordination diagnostics.
+ * Whether `event` is one of the five coordination diagnostics.
  *
  * @example
  * ```ts

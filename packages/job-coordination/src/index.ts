@@ -1,6 +1,6 @@
 export { hashKey, type Key } from '@vega/job-core'
 export { defineCoordinator, isCoordinator } from './define-coordinator.js'
-export { CoordinationProtocolError } from './errors.js'
+export { CoordinationProtocolError, isCoordinationProtocolError } from './errors.js'
 export {
   type CoordinationEvent,
   type CoordinationEventBase,
@@ -30,5 +30,6 @@ export type {
   Coordinator,
   CoordinatorImpl,
   SkipOptions,
+  StatefulCoordinator,
 } from './types.js'
 export { withCoordinator } from './with-coordinator.js'

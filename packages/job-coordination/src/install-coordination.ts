@@ -1,7 +1,7 @@
 import type { Plugin } from '@vega/job-core'
-import { dispatchToCoordinator } from './coordinator-adapter.js'
+import { dispatchToCoordinator } from './internal/coordination-context.js'
 import { coordinationTag } from './internal/coordination-tag.js'
-import { followOf } from './internal/direct.js'
+import { fastPathOf } from './internal/fast-path.js'
 import { createScope } from './internal/scope.js'
 
 /**
@@ -24,7 +24,7 @@ export const installCoordination: Plugin = Object.freeze({
     host.claim(coordinationTag, (request) => dispatchToCoordinator(scope, request), {
       // A call its coordinator merges into a live peer ends before the kernel
       // builds its task (when nobody listens: no events to tell the difference).
-      followPeer: (binding) => followOf(binding.coordinator)?.(scope, binding),
+      followPeer: (binding) => fastPathOf(binding.coordinator)?.follow?.(scope, binding),
       followReason: 'dedupe',
     })
   },

@@ -111,7 +111,7 @@ export interface CoordinationContext {
    */
   cancelPeer(peer: Task<unknown>, reason?: CancelReason): void
   /**
-   * Emits one of the four `coordination:*` diagnostics, stamped with the
+   * Emits one of the five `coordination:*` diagnostics, stamped with the
    * coordinator's name, the intent's id and the hash. Custom diagnostics go
    * through `getEventBus(runtime).emit`.
    */
@@ -145,4 +145,43 @@ export interface Coordinator {
   readonly name: string
   /** The decision function; the runtime calls it, user code does not. */
   readonly coordinate: CoordinatorImpl
+}
+
+/**
+ * What `createSerializeCoordinator` and `createKeepLatestCoordinator` return:
+ * a coordinator (bind it with `withCoordinator`) that keeps waiting calls,
+ * with the lifecycle of those waiters.
+ *
+ * @example
+ * ```ts
+ * const serialize: StatefulCoordinator = createSerializeCoordinator()
+ * const save = withCoordinator(() => putDoc(doc), serialize, { key: ['doc', doc.id] })
+ * // on teardown:
+ * serialize.dispose()
+ * ```
+ */
+export interface StatefulCoordinator extends Coordinator {
+  /**
+   * Skips every waiter (`cancelled` / `shutdown`, its promise rejects) and
+   * makes every later call through this coordinator skip the same way.
+   * Calls already in flight are not touched. Idempotent.
+   */
+  dispose(): void
+  /**
+   * Abandons the current generation of waiters: they are never released
+   * (they stay parked until cancelled, or skipped by `dispose()`), and the
+   * next call of any key does not queue behind them. Bodies still inside keep
+   * their slots, so the next call still never overlaps one of them.
+   * `cancelAll(runtime)` runs it for you (it is a pre-cancel hook of every
+   * runtime the coordinator serves), so the waiters it cancels never start on
+   * the way out.
+   */
+  resetAdmission(): void
+  /**
+   * The coordinator itself.
+   *
+   * @deprecated Pass the coordinator itself: `withCoordinator(fn, serialize, { key })`.
+   * `createSerializeCoordinator()` used to return `{ coordinator, dispose, resetAdmission }`.
+   */
+  readonly coordinator: StatefulCoordinator
 }

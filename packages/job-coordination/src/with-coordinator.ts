@@ -36,21 +36,18 @@ export function withCoordinator<T>(
     )
   }
   if (!isCoordinator(coordinator)) {
-    const handle = coordinator as { coordinator?: unknown } | null | undefined
-    const hint =
-      typeof handle === 'object' && handle !== null && isCoordinator(handle.coordinator)
-        ? ' This looks like the handle of createSerializeCoordinator(); pass its `.coordinator`.'
-        : ' Use a built-in (dedupeCoordinator, restartCoordinator, …) or make one with defineCoordinator(name, impl).'
     throw new TypeError(
-      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describeValue(coordinator)}.${hint}`,
+      `withCoordinator(…, coordinator, …): expected a coordinator, got ${describeValue(coordinator)}. Use a built-in (dedupeCoordinator, restartCoordinator, …) or make one with defineCoordinator(name, impl).`,
     )
   }
-  if (binding === null || typeof binding !== 'object' || binding.key === undefined) {
+  if (binding === null || typeof binding !== 'object') {
     throw new TypeError(
       `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
     )
   }
-  // Bound once per call on hot paths: the message (with the coordinator's name) is built only for a stray field.
+  // Before the key's own check, so a misspelt key (`{ kye }`) is named with a
+  // suggestion rather than reported missing. Bound once per call on hot paths:
+  // the message (with the coordinator's name) is built only for a stray field.
   for (const field in binding) {
     if (field !== 'key') {
       assertKnownKeys(
@@ -59,6 +56,11 @@ export function withCoordinator<T>(
         BINDING_KEYS,
       )
     }
+  }
+  if (binding.key === undefined) {
+    throw new TypeError(
+      `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
+    )
   }
   let hash: string
   try {

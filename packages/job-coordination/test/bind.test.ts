@@ -55,13 +55,14 @@ describe('withCoordinator checks at bind time', () => {
     ).toThrow(/taskFn must be a function/)
   })
 
-  it('rejects a value that is not a coordinator, with a hint for the serialize handle', () => {
+  it('rejects a value that is not a coordinator, and takes a stateful one as is', () => {
     const fake = { name: 'fake', coordinate: () => undefined } as Coordinator
     expect(() => withCoordinator(work, fake, { key: 'k' })).toThrow(/defineCoordinator/)
     const serialize = createSerializeCoordinator()
-    expect(() => withCoordinator(work, serialize as unknown as Coordinator, { key: 'k' })).toThrow(
-      /pass its `\.coordinator`/,
-    )
+    expect(typeof withCoordinator(work, serialize, { key: 'k' })).toBe('function')
+    expect(() =>
+      withCoordinator(work, { dispose() {} } as unknown as Coordinator, { key: 'k' }),
+    ).toThrow(/expected a coordinator/)
     expect(() => withCoordinator(work, undefined as unknown as Coordinator, { key: 'k' })).toThrow(
       TypeError,
     )

@@ -38,7 +38,15 @@ describe('§5 exhaust', () => {
       { status: 'rejected', reason: 'exhaust-dropped', at: 0 },
       { status: 'rejected', reason: 'exhaust-dropped', at: 0 },
     ])
-    expect(facts.events).toEqual([])
+    expect(facts.events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:dropped',
+        coordinator: 'exhaust',
+        intentId,
+        hash: HASH_K,
+        peerId: 1,
+      })),
+    )
   })
 
   it('leaves the dropped calls untouched by the peer’s failure', async () => {
@@ -134,8 +142,9 @@ describe('§6 custom coordinators', () => {
     expect(one.events).toHaveLength(3)
   })
 
-  // dedupe and exhaust decide on a direct path inside the adapter; their
-  // public `coordinate(ctx)` (for a coordinator that delegates) must agree cell for cell.
+  // dedupe and exhaust decide on a fast path inside the adapter; their
+  // public `coordinate(ctx)` (for a coordinator that delegates) must agree cell
+  // for cell (test/fast-path.test.ts checks random sequences too).
   it.each([
     ['dedupe', dedupeCoordinator],
     ['exhaust', exhaustCoordinator],

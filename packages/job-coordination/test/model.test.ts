@@ -212,6 +212,19 @@ interface Call {
   started: boolean
 }
 
+/** What the runs exercised, so a model that stops reaching a strategy's moves fails. */
+const reached = {
+  bodies: 0,
+  merged: 0,
+  dropped: 0,
+  restarted: 0,
+  superseded: 0,
+  queued: 0,
+  timeouts: 0,
+  shutdownCancels: 0,
+  unheard: 0,
+}
+
 async function check(s: Scenario): Promise<void> {
   const clock = createTestClock()
   const runtime = createRuntime({
@@ -229,8 +242,10 @@ async function check(s: Scenario): Promise<void> {
     let reuses = 0
     const illegal: string[] = []
     const listening = s.listening ?? true
+    if (!listening) reached.unheard++
     if (listening)
       subscribe(runtime, (event) => {
+        if (event.type === 'coordination:queued') reached.queued++
         if (event.type === 'coordination:reuse') reuses++
         if (event.type !== 'task:transition') return
         if (!isLegalTransition(event.from, event.to))
@@ -270,6 +285,7 @@ async function check(s: Scenario): Promise<void> {
             `call ${index} (${strategy.kind}): ${others + 1} calls of key ${me.key} inside at once`,
           )
         }
+        reached.bodies++
         if (!me.started) {
           me.started = true
           starts[me.key]!.push(index)
@@ -345,6 +361,13 @@ async function check(s: Scenario): Promise<void> {
       expect(call.inside, `call ${index}: bodies still inside`).toBe(0)
       const outcome = call.outcome!
       const { strategy } = s.keys[call.key]!
+      if (task.cancelReason === 'dedupe' && strategy.kind === 'dedupe') reached.merged++
+      if (task.cancelReason === 'exhaust-dropped') reached.dropped++
+      if (task.cancelReason === 'abort' && task.cancelledBy !== undefined) reached.restarted++
+      if (task.cancelReason === 'superseded' && strategy.kind === 'keepLatest') reached.superseded++
+      if (task.cancelReason === 'shutdown') reached.shutdownCancels++
+      if (task.state === 'error' && isTimeoutError((outcome as { error: unknown }).error))
+        reached.timeouts++
       // What the caller receives follows from how the task ended.
       if (task.state === 'success') {
         expect(outcome, `call ${index}`).toEqual({ status: 'resolved', value: index })
@@ -464,6 +487,12 @@ describe('model-based: every strategy, shapers in front, faults and time', () =>
         ...(seed === undefined ? {} : { seed }),
         ...(process.env.FUZZ_PATH === undefined ? {} : { path: process.env.FUZZ_PATH }),
       })
+      // A replayed seed runs one scenario; the guard is for the search.
+      if (seed === undefined) {
+        for (const [what, count] of Object.entries(reached)) {
+          expect(count, `the model never reached: ${what}`).toBeGreaterThan(0)
+        }
+      }
     },
     Math.max(60_000, runs * 1_000),
   )

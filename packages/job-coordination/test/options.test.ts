@@ -1,9 +1,13 @@
 import type { Key } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import {
+  CoordinationProtocolError,
+  createKeepLatestCoordinator,
   createSerializeCoordinator,
   dedupeCoordinator,
   defineCoordinator,
+  isCoordinationProtocolError,
+  isCoordinator,
   restartCoordinator,
   withCoordinator,
 } from '../src/index.js'
@@ -20,6 +24,19 @@ describe('withCoordinator(taskFn, coordinator, binding)', () => {
       new TypeError(
         "withCoordinator(taskFn, dedupe, binding): unknown option 'kye'; did you mean 'key'? Known options: 'key'.",
       ),
+    )
+  })
+
+  it('suggests key for a misspelt key alone, rather than saying the key is missing', () => {
+    expect(() =>
+      withCoordinator(work, dedupeCoordinator, { kye: ['doc', 1] } as unknown as { key: Key }),
+    ).toThrow(
+      new TypeError(
+        "withCoordinator(taskFn, dedupe, binding): unknown option 'kye'; did you mean 'key'? Known options: 'key'.",
+      ),
+    )
+    expect(() => withCoordinator(work, dedupeCoordinator, {} as { key: Key })).toThrow(
+      /a key is required/,
     )
   })
 
@@ -83,5 +100,27 @@ describe('defineCoordinator(name, impl)', () => {
     expect(() => defineCoordinator('x', 'proceed' as never)).toThrow(
       /impl must be a function .*, got 'proceed'\./,
     )
+  })
+})
+
+describe('one shape for every create*Coordinator', () => {
+  it('serialize and keepLatest return the coordinator itself, with its lifecycle', () => {
+    for (const made of [createSerializeCoordinator(), createKeepLatestCoordinator()]) {
+      expect(isCoordinator(made)).toBe(true)
+      expect(typeof made.dispose).toBe('function')
+      expect(typeof made.resetAdmission).toBe('function')
+      // The former handle's field, deprecated: the coordinator itself.
+      expect(made.coordinator).toBe(made)
+      expect(Object.isFrozen(made)).toBe(true)
+    }
+  })
+})
+
+describe('isCoordinationProtocolError', () => {
+  it('recognises the error a second decision throws, and nothing else', () => {
+    const error = new CoordinationProtocolError('twice', 'c', 1)
+    expect(isCoordinationProtocolError(error)).toBe(true)
+    expect(isCoordinationProtocolError(new Error('twice'))).toBe(false)
+    expect(isCoordinationProtocolError({ name: 'CoordinationProtocolError' })).toBe(false)
   })
 })

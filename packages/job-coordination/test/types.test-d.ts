@@ -11,6 +11,7 @@ import {
   defineCoordinator,
   type KeepLatestOptions,
   type SerializeCoordinator,
+  type StatefulCoordinator,
   withCoordinator,
 } from '../src/index.js'
 
@@ -40,6 +41,7 @@ describe('ctx.emit', () => {
   it('derives the draft from the closed union', () => {
     expectTypeOf<CoordinationEventDraft['type']>().toEqualTypeOf<
       | 'coordination:reuse'
+      | 'coordination:dropped'
       | 'coordination:restart'
       | 'coordination:queued'
       | 'coordination:orphaned-intent'
@@ -80,9 +82,11 @@ describe('binding', () => {
     // @ts-expect-error the key is required
     withCoordinator(fn, dedupeCoordinator, {})
     const serialize: SerializeCoordinator = createSerializeCoordinator()
-    // @ts-expect-error pass serialize.coordinator, not the handle
     withCoordinator(fn, serialize, { key: 'k' })
+    // deprecated, still accepted
     withCoordinator(fn, serialize.coordinator, { key: 'k' })
+    // @ts-expect-error not a coordinator
+    withCoordinator(fn, { dispose() {} }, { key: 'k' })
   })
 })
 
@@ -97,11 +101,13 @@ describe('the context', () => {
   })
 })
 
-describe('createKeepLatestCoordinator', () => {
-  it('returns a coordinator to bind as is, with the options of serialize minus the lifecycle', () => {
+describe('create*Coordinator', () => {
+  it('every factory returns the same shape: a StatefulCoordinator to bind as is', () => {
     const fn: TaskFn<number> = async () => 1
     const keepLatest = createKeepLatestCoordinator({ concurrency: 2, name: 'sync' })
-    expectTypeOf(keepLatest).toEqualTypeOf<Coordinator>()
+    expectTypeOf(keepLatest).toEqualTypeOf<StatefulCoordinator>()
+    expectTypeOf(createSerializeCoordinator()).toEqualTypeOf<StatefulCoordinator>()
+    expectTypeOf(keepLatest).toExtend<Coordinator>()
     expectTypeOf(withCoordinator(fn, keepLatest, { key: 'k' })).toEqualTypeOf<TaskFn<number>>()
     expectTypeOf<KeepLatestOptions>().toEqualTypeOf<{ concurrency?: number; name?: string }>()
     // @ts-expect-error concurrency is a number

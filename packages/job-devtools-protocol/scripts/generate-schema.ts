@@ -20,6 +20,9 @@ const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const WIRE_FILES: readonly string[] = [
   'src/version.ts',
   'src/wire-value.ts',
+  'src/session-events.ts',
+  'src/task-events.ts',
+  'src/coordination-events.ts',
   'src/protocol-events.ts',
   'src/envelope.ts',
   'src/control-message.ts',
@@ -67,8 +70,17 @@ export function generateProtocolSchema(overrides: Record<string, string> = {}): 
     return checker.getTypeOfSymbolAtLocation(symbol, declaration)
   }
 
-  const eventUnion = declared('ProtocolEvent')
-  const members = eventUnion.isUnion() ? eventUnion.types : [eventUnion]
+  // The union's members in the order they are written, not the checker's
+  // type-id order (which follows whichever file declared a type first).
+  const unionDeclaration = exports.get('ProtocolEvent')?.declarations?.[0]
+  if (
+    unionDeclaration === undefined ||
+    !ts.isTypeAliasDeclaration(unionDeclaration) ||
+    !ts.isUnionTypeNode(unionDeclaration.type)
+  ) {
+    throw new Error('generate-schema: ProtocolEvent must be a type alias of a union')
+  }
+  const members = unionDeclaration.type.types.map((node) => checker.getTypeFromTypeNode(node))
   const events: string[] = []
   for (const member of members) {
     const name = member.symbol?.name ?? member.aliasSymbol?.name

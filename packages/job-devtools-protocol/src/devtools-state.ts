@@ -10,7 +10,7 @@ import type { WireValue } from './wire-value.js'
  * - `retry`: `task:retry`.
  * - `exited`: `task:exited` (a cancelled body finally left; `abandoned` when its slot had been released already).
  * - `abandoned`: `task:abandoned` (the runtime released the slot of a body that ignored its signal).
- * - `reuse` / `restart` / `queued` / `orphaned-intent`: what a coordinator did with this intent.
+ * - `reuse` / `dropped` / `restart` / `queued` / `orphaned-intent`: what a coordinator did with this intent.
  * - `snapshot`: a `session:snapshot` showed a state this timeline had not seen.
  * - `lost`: a snapshot no longer listed this live task; it ended unobserved (during a gap).
  *
@@ -50,6 +50,13 @@ export type TimelineEntry =
   | { readonly kind: 'abandoned'; readonly seq: number; readonly ts: number }
   | {
       readonly kind: 'reuse'
+      readonly seq: number
+      readonly ts: number
+      readonly coordinator: string
+      readonly peerId: number
+    }
+  | {
+      readonly kind: 'dropped'
       readonly seq: number
       readonly ts: number
       readonly coordinator: string

@@ -7,6 +7,13 @@ export {
 } from './bridge.js'
 export { type ControlMessage, isControlMessage } from './control-message.js'
 export type {
+  CoordinationDroppedEvent,
+  CoordinationOrphanedIntentEvent,
+  CoordinationQueuedEvent,
+  CoordinationRestartEvent,
+  CoordinationReuseEvent,
+} from './coordination-events.js'
+export type {
   DevtoolsState,
   GapRecord,
   SessionState,
@@ -16,30 +23,13 @@ export type {
 } from './devtools-state.js'
 export { type Envelope, type EnvelopeSource, isEnvelope } from './envelope.js'
 export {
-  type Capability,
-  type CoordinationOrphanedIntentEvent,
-  type CoordinationQueuedEvent,
-  type CoordinationRestartEvent,
-  type CoordinationReuseEvent,
-  type GapReason,
   isProtocolEvent,
   type PassthroughEvent,
   PROTOCOL_EVENT_TYPES,
   type ProtocolEvent,
   type RuntimeListenerErrorEvent,
   type RuntimeShutdownEvent,
-  type SessionGapEvent,
-  type SessionHelloEvent,
-  type SessionSnapshotEvent,
-  type SnapshotTask,
-  type TaskAbandonedEvent,
-  type TaskCreatedEvent,
-  type TaskExitedEvent,
-  type TaskRetryEvent,
-  type TaskTransitionEvent,
-  type WireCancelReason,
   type WireEvent,
-  type WireTaskState,
 } from './protocol-events.js'
 export { initialState, reduce, reduceAll } from './reducer.js'
 export {
@@ -53,6 +43,23 @@ export {
   timeline,
   timelines,
 } from './selectors.js'
+export type {
+  Capability,
+  GapReason,
+  SessionGapEvent,
+  SessionHelloEvent,
+  SessionSnapshotEvent,
+  SnapshotTask,
+} from './session-events.js'
+export type {
+  TaskAbandonedEvent,
+  TaskCreatedEvent,
+  TaskExitedEvent,
+  TaskRetryEvent,
+  TaskTransitionEvent,
+  WireCancelReason,
+  WireTaskState,
+} from './task-events.js'
 export { type ToWireOptions, toWire } from './to-wire.js'
 export type { Transport } from './transport.js'
 export { createBroadcastChannelTransport } from './transports/broadcast-channel.js'

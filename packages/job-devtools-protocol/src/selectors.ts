@@ -32,6 +32,7 @@ export interface LaneMark {
     | 'exited'
     | 'abandoned'
     | 'reuse'
+    | 'dropped'
     | 'restart'
     | 'queued'
     | 'orphaned-intent'
@@ -225,6 +226,14 @@ function toLane(task: TaskTimeline): Lane {
           seq: entry.seq,
           ts: entry.ts,
           text: `${entry.coordinator}: reuses #${entry.peerId}`,
+        })
+        break
+      case 'dropped':
+        marks.push({
+          kind: 'dropped',
+          seq: entry.seq,
+          ts: entry.ts,
+          text: `${entry.coordinator}: dropped, #${entry.peerId} in flight`,
         })
         break
       case 'restart':

@@ -11,10 +11,11 @@
  * }
  * ```
  */
-export const PROTOCOL_VERSION: { readonly major: 1; readonly minor: 1 } = Object.freeze({
+export const PROTOCOL_VERSION: { readonly major: 1; readonly minor: 2 } = Object.freeze({
   major: 1,
   // 1.1: `task:abandoned`, `task:exited.abandoned`, the `overflow` cancel reason.
-  minor: 1,
+  // 1.2: `coordination:dropped`.
+  minor: 2,
 })
 
 /**

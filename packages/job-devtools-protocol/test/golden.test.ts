@@ -11,7 +11,7 @@ import {
 } from '../src/index.js'
 import { formatTimelines, readFixture, UPDATE, writeFixture } from './support/fixtures.js'
 import { validate } from './support/json-schema.js'
-import { SCENARIOS } from './support/scenarios.js'
+import { RELEASED_ONLY, SCENARIOS } from './support/scenarios.js'
 
 const schema = JSON.parse(readCommittedSchema()) as Record<string, unknown>
 
@@ -42,7 +42,9 @@ describe.each(Object.keys(SCENARIOS))('golden fixture %s', (name) => {
     expect(recording.ndjson).toBe(readFixture(`${name}.ndjson`))
     expect(reduced).toBe(readFixture(`${name}.timelines.json`))
   })
+})
 
+describe.each([...Object.keys(SCENARIOS), ...RELEASED_ONLY])('committed fixture %s', (name) => {
   it('still reduces from the committed file, and every envelope matches protocol.json', () => {
     const envelopes = parseNdjson(readFixture(`${name}.ndjson`))
     const sid = envelopes[0]?.sid ?? ''
@@ -107,12 +109,30 @@ describe('what the fixtures show (coordination.md §5)', () => {
     expect(startedAt).toEqual([0, 100, 200, 300])
   })
 
-  it('exhaust: one body; #2–#4 cancelled/exhaust-dropped, no coordination event', () => {
+  it('exhaust as released (minor 0): one body; #2–#4 cancelled/exhaust-dropped, no coordination event', () => {
     const { byId, types } = load('exhaust')
     expect(types.filter((t) => t.startsWith('coordination:'))).toEqual([])
     expect(byId(1).state).toBe('success')
     for (const id of [2, 3, 4])
       expect(byId(id)).toMatchObject({ state: 'cancelled', cancelReason: 'exhaust-dropped' })
+  })
+
+  it('exhaust since minor 2: each drop is a coordination:dropped naming #1, on the timeline and the lane', () => {
+    const { byId, types, state, sid } = load('exhaust-dropped')
+    expect(types.filter((t) => t.startsWith('coordination:'))).toEqual([
+      'coordination:dropped',
+      'coordination:dropped',
+      'coordination:dropped',
+    ])
+    expect(byId(1).state).toBe('success')
+    for (const id of [2, 3, 4]) {
+      expect(byId(id)).toMatchObject({ state: 'cancelled', cancelReason: 'exhaust-dropped' })
+      expect(byId(id).entries).toContainEqual(
+        expect.objectContaining({ kind: 'dropped', coordinator: 'exhaust', peerId: 1 }),
+      )
+      const lane = lanes(state, sid).find((l) => l.taskId === id)
+      expect(lane!.marks.map((mark) => mark.text)).toEqual(['exhaust: dropped, #1 in flight'])
+    }
   })
 
   it('error with a cyclic cause: encoded with Circular, retried, then error', () => {

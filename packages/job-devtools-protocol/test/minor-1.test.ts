@@ -28,7 +28,7 @@ function asOldReaderSees(envelopes: readonly Envelope[]): Envelope[] {
 
 describe('minor 1: task:abandoned, task:exited.abandoned, the overflow reason', () => {
   it('is announced in session:hello', () => {
-    expect(PROTOCOL_VERSION).toEqual({ major: 1, minor: 1 })
+    expect(PROTOCOL_VERSION.minor).toBeGreaterThanOrEqual(1)
     const hello = parseNdjson(readFixture('abandoned.ndjson'))[0]!.e
     expect(hello).toMatchObject({ type: 'session:hello', minor: 1 })
     // Released fixtures keep the minor that recorded them.

@@ -27,7 +27,7 @@ describe('protocol.json', () => {
   })
 
   it('changes when a wire type changes, so a stale protocol.json cannot pass', () => {
-    const file = 'src/protocol-events.ts'
+    const file = 'src/task-events.ts'
     const source = readFileSync(join(PACKAGE_DIR, file), 'utf8')
     const withField = source.replace(
       "readonly type: 'task:exited'",

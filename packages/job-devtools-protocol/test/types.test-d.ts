@@ -1,13 +1,19 @@
+import type { CancelReason, TaskState } from '@vega/job-core'
 import { describe, expectTypeOf, it } from 'vitest'
 import {
   type Envelope,
   isProtocolEvent,
   type PROTOCOL_EVENT_TYPES,
   type ProtocolEvent,
+  type WireCancelReason,
   type WireEvent,
   type WireTagged,
+  type WireTaskState,
   type WireValue,
 } from '../src/index.js'
+
+/** The named members of an open string union (`'a' | 'b' | (string & {})` → `'a' | 'b'`). */
+type Named<T> = T extends unknown ? (string extends T ? never : T) : never
 
 describe('types', () => {
   it('lists every ProtocolEvent type in PROTOCOL_EVENT_TYPES', () => {
@@ -22,6 +28,14 @@ describe('types', () => {
       expectTypeOf(envelope.e.to).toExtend<string>()
       expectTypeOf(envelope.e.error).toEqualTypeOf<WireValue | undefined>()
     }
+  })
+
+  it("names exactly core's task states: a state core adds or removes fails here", () => {
+    expectTypeOf<Named<WireTaskState>>().toEqualTypeOf<TaskState>()
+  })
+
+  it("names exactly core's cancel reasons", () => {
+    expectTypeOf<Named<WireCancelReason>>().toEqualTypeOf<Named<CancelReason>>()
   })
 
   it('makes every tagged encoding a WireValue', () => {

@@ -1,198 +1,31 @@
-import { assertKnownKeys, IllegalStateError } from '@vega/job-core'
+import { IllegalStateError } from '@vega/job-core'
+import type { AggregateExchange, ExchangeHandler } from './aggregate-exchange.js'
 import {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
 } from './aggregate-scheduler-supplier.js'
-import { DEFAULT_PARALLELISM, groupOf, toGroupKey } from './group-key.js'
+import {
+  type AggregateDispatcherOptions,
+  applyErrorPolicy,
+  type DispatcherErrorPolicy,
+  type DispatcherState,
+  resolveDispatcherOptions,
+} from './dispatcher-options.js'
+import { groupOf, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
+import { DispatchGroup, type GroupSettled } from './internal/dispatch-group.js'
 import { abortReason } from './internal/errors.js'
-import { ExchangeQueue } from './internal/exchange-queue.js'
 import { GroupTable } from './internal/group-table.js'
+import { HandlerSignals } from './internal/handler-signals.js'
 import { isThenable } from './internal/is-thenable.js'
-import { LANE_HELD, LaneTask } from './internal/lane-task.js'
-import { type AggregateCounters, defaultNow, StatsRecorder } from './internal/stats-recorder.js'
-import { requireFunction, requireName, requirePositiveInteger } from './internal/validate.js'
+import { type HoldHost, holdLane } from './internal/lane-hold.js'
+import { LANE_HELD } from './internal/lane-task.js'
+import { SourceIntake } from './internal/source-intake.js'
+import { type AggregateCounters, StatsRecorder } from './internal/stats-recorder.js'
 import type { LifecycleComponent } from './lifecycle.js'
-import type { NamedAggregate } from './named-aggregate.js'
 import { LaneScheduler } from './parallel-scheduler.js'
 import type { Scheduler } from './scheduler.js'
 import type { SchedulingStats } from './stats.js'
-
-const DISPATCHER_OPTIONS: readonly string[] = [
-  'name',
-  'handle',
-  'source',
-  'parallelism',
-  'schedulerSupplier',
-  'onError',
-  'maxInFlight',
-  'now',
-]
-
-/**
- * The identity of one aggregate instance: its named aggregate plus its `id`
- * (Wow's `AggregateId`). Only `id` chooses the group; `tenantId` is carried,
- * never hashed.
- *
- * @example
- * ```ts
- * const id: AggregateId = { contextName: 'sales', aggregateName: 'Order', id: 'order-1' }
- * ```
- */
-export interface AggregateId extends NamedAggregate {
-  readonly id: string
-  readonly tenantId?: string
-}
-
-/**
- * Anything a dispatcher can route: it names its aggregate.
- *
- * @example
- * ```ts
- * interface OrderCommand extends AggregateExchange { readonly type: 'pay' | 'ship' }
- * const command: OrderCommand = { type: 'pay', aggregateId: { contextName: 'sales', aggregateName: 'Order', id: 'order-1' } }
- * ```
- */
-export interface AggregateExchange {
-  readonly aggregateId: AggregateId
-}
-
-/**
- * Handles one exchange. The signal aborts when the dispatcher is
- * force-stopped or its scheduler is disposed. A returned promise holds the
- * exchange's group (and scheduler lane) until it settles.
- *
- * @example
- * ```ts
- * const handle: ExchangeHandler<OrderCommand> = async (command, signal) => {
- *   await orders.apply(command, { signal })
- * }
- * ```
- */
-export type ExchangeHandler<E> = (exchange: E, signal: AbortSignal) => unknown
-
-/**
- * What a handler error does. `'fatal'` (the default, as in Wow): intake
- * closes, admitted exchanges drain (or are dropped by `forceStop`), and
- * `stopGracefully()` rejects with the error. `'resume'`: the dispatcher keeps
- * going and reports each error with `console.error`. A function: the
- * dispatcher keeps going and calls it for each error; if it throws, what it
- * throws is fatal.
- *
- * @example
- * ```ts
- * const onError: DispatcherErrorPolicy<OrderCommand> = (error, command) => log.warn({ error, id: command.aggregateId.id })
- * ```
- */
-export type DispatcherErrorPolicy<E> = 'fatal' | 'resume' | ((error: unknown, exchange: E) => void)
-
-/**
- * Wow's dispatcher states: NEW → PREPARED → RUNNING → STOPPING → STOPPED.
- *
- * @example
- * ```ts
- * if (dispatcher.state === 'RUNNING') dispatcher.quiesce()
- * ```
- */
-export type DispatcherState = 'NEW' | 'PREPARED' | 'RUNNING' | 'STOPPING' | 'STOPPED'
-
-/**
- * Options of {@link AggregateDispatcher}.
- *
- * @example
- * ```ts
- * const options: AggregateDispatcherOptions<OrderCommand> = {
- *   name: 'order-commands',
- *   parallelism: 16,
- *   source: commandStream, // or call dispatcher.dispatch(command)
- *   handle: (command, signal) => apply(command, signal),
- * }
- * ```
- */
-export interface AggregateDispatcherOptions<E extends AggregateExchange> {
-  /** Names the dispatcher in errors and stats. */
-  readonly name: string
-  /** Handles one exchange (with a signal that aborts on force-stop); a returned promise holds its group until it settles. */
-  readonly handle: ExchangeHandler<E>
-  /** Pulled from `start()` until it ends (which drains and stops the dispatcher) or intake closes. */
-  readonly source?: AsyncIterable<E> | undefined
-  /** The number of ordering groups (Wow's dispatcher `parallelism`); default {@link DEFAULT_PARALLELISM}. */
-  readonly parallelism?: number | undefined
-  /**
-   * Where each named aggregate's scheduler comes from. A supplier passed here
-   * is borrowed: the dispatcher never stops it. Without one, the dispatcher
-   * creates a `DefaultAggregateSchedulerSupplier(name)` and owns it (stopped
-   * gracefully after the drain, forced by `forceStop`).
-   */
-  readonly schedulerSupplier?: AggregateSchedulerSupplier | undefined
-  /** Default `'fatal'`. */
-  readonly onError?: DispatcherErrorPolicy<E> | undefined
-  /** Pulling from `source` pauses while this many exchanges are admitted and unfinished; default 1024. */
-  readonly maxInFlight?: number | undefined
-  /** The clock of latency and wait figures, in ms; default `performance.now`. */
-  readonly now?: (() => number) | undefined
-}
-
-/** How a group reports the end of its exchange to its dispatcher. */
-type GroupSettled<E> = (group: Group<E>, ok: boolean, error: unknown) => void
-
-/**
- * One ordering group while it holds work. A group runs one exchange at a
- * time, so it is also the lane task of that exchange: the dispatcher's path
- * into a {@link LaneScheduler} allocates nothing per exchange.
- */
-class Group<E> extends LaneTask {
-  readonly key: number
-  readonly queue: ExchangeQueue<E, AggregateCounters> = new ExchangeQueue<E, AggregateCounters>()
-  busy = false
-  /** The exchange running now (or being scheduled), with its counters and handler start. */
-  exchange: E | undefined = undefined
-  counters: AggregateCounters | undefined = undefined
-  /**
-   * When the handler of `exchange` started; NaN before it starts. Never
-   * `undefined`: a field that only ever holds numbers is updated in place,
-   * while one that may hold `undefined` boxes every new reading.
-   */
-  startedAt = Number.NaN
-  private readonly runExchange: (group: Group<E>, signal: AbortSignal) => unknown
-  private readonly settled: GroupSettled<E>
-  private lateOk = false
-  private lateValue: unknown = undefined
-
-  constructor(
-    key: number,
-    runExchange: (group: Group<E>, signal: AbortSignal) => unknown,
-    settled: GroupSettled<E>,
-  ) {
-    super()
-    this.key = key
-    this.runExchange = runExchange
-    this.settled = settled
-  }
-
-  run(signal: AbortSignal): unknown {
-    return this.runExchange(this, signal)
-  }
-
-  done(ok: boolean, value: unknown, sync: boolean): void {
-    if (!sync) {
-      this.settled(this, ok, value)
-      return
-    }
-    // Outside a promise reaction (a synchronous handler, a refusal, a
-    // dispose): react on a microtask, as a settled promise would, so the
-    // dispatcher never re-enters a lane's pump or dispose().
-    this.lateOk = ok
-    this.lateValue = value
-    queueMicrotask(this.deliverLate)
-  }
-
-  private readonly deliverLate = (): void => {
-    const value = this.lateValue
-    this.lateValue = undefined
-    this.settled(this, this.lateOk, value)
-  }
-}
 
 /**
  * Routes exchanges to their aggregate's scheduler, one at a time per
@@ -226,68 +59,66 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   readonly parallelism: number
   readonly schedulerSupplier: AggregateSchedulerSupplier
   private readonly handle: ExchangeHandler<E>
-  private readonly source: AsyncIterable<E> | undefined
   private readonly onError: DispatcherErrorPolicy<E>
   private readonly maxInFlight: number
   private readonly ownsSupplier: boolean
   private readonly recorder: StatsRecorder
-  private readonly groups: GroupTable<Group<E>>
+  private readonly groups: GroupTable<DispatchGroup<E>>
   private readonly controller = new AbortController()
-  private readonly handlerSignals = new WeakMap<AbortSignal, AbortSignal>()
-  // The last pair of handlerSignals: exchanges of one aggregate type share it.
-  private lastSchedulerSignal: AbortSignal | undefined = undefined
-  private lastHandlerSignal: AbortSignal | undefined = undefined
+  private readonly handlerSignals = new HandlerSignals(this.controller.signal)
   private readonly termination: Deferred<void> = createDeferred<void>(true)
   private current: DispatcherState = 'NEW'
   private unfinished = 0
-  private iterator: AsyncIterator<E> | undefined = undefined
-  private pulling = false
-  private sourceClosed = false
+  private readonly intake: SourceIntake<E> | undefined
   private fatal: { readonly error: unknown } | undefined = undefined
   private forced = false
+  /** A group's exchange ended on a lane (see DispatchGroup.done). */
+  private readonly groupSettled: GroupSettled<E> = (
+    group,
+    counters,
+    exchange,
+    startedAt,
+    ok,
+    error,
+  ) => this.settled(group, counters, exchange, startedAt, ok, error)
+  /** What a group held on a lane asks of the dispatcher (see `internal/lane-hold.ts`). */
+  private readonly laneHost: HoldHost<E>
   /** The clock reading of the edge being handled now, while a lane may start a group synchronously. */
   private instant: number | undefined = undefined
 
   constructor(options: AggregateDispatcherOptions<E>) {
-    const where = 'new AggregateDispatcher(options)'
-    if (typeof options !== 'object' || options === null) {
-      throw new TypeError(`${where}: options must be an object with name and handle.`)
+    const resolved = resolveDispatcherOptions(options)
+    this.name = resolved.name
+    this.handle = resolved.handle
+    this.parallelism = resolved.parallelism
+    this.maxInFlight = resolved.maxInFlight
+    this.onError = resolved.onError
+    this.groups = new GroupTable<DispatchGroup<E>>(this.parallelism)
+    this.recorder = new StatsRecorder(resolved.now)
+    this.laneHost = {
+      handle: resolved.handle,
+      recorder: this.recorder,
+      processing: () => this.processing(),
+      finishedOne: () => {
+        this.unfinished--
+      },
+      pull: () => this.pull(),
     }
-    assertKnownKeys(where, options, DISPATCHER_OPTIONS)
-    this.name = requireName(options.name, where, 'options.name')
-    requireFunction(options.handle, where, 'options.handle')
-    this.handle = options.handle
-    this.parallelism = requirePositiveInteger(
-      options.parallelism ?? DEFAULT_PARALLELISM,
-      where,
-      'options.parallelism',
-    )
-    this.groups = new GroupTable<Group<E>>(this.parallelism)
-    this.maxInFlight = requirePositiveInteger(
-      options.maxInFlight ?? 1024,
-      where,
-      'options.maxInFlight',
-    )
-    if (
-      options.source !== undefined &&
-      typeof (options.source as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !==
-        'function'
-    ) {
-      throw new TypeError(
-        `${where}: options.source must be an AsyncIterable (or omit it and call dispatch()).`,
-      )
-    }
-    this.source = options.source
-    const onError = options.onError ?? 'fatal'
-    if (onError !== 'fatal' && onError !== 'resume' && typeof onError !== 'function') {
-      throw new TypeError(`${where}: options.onError must be 'fatal', 'resume' or a function.`)
-    }
-    this.onError = onError
-    if (options.now !== undefined) requireFunction(options.now, where, 'options.now')
-    this.recorder = new StatsRecorder(options.now ?? defaultNow)
     this.ownsSupplier = options.schedulerSupplier === undefined
     this.schedulerSupplier =
       options.schedulerSupplier ?? new DefaultAggregateSchedulerSupplier(this.name)
+    this.intake =
+      options.source === undefined
+        ? undefined
+        : new SourceIntake(options.source, {
+            accepting: () => this.current === 'RUNNING' && this.unfinished < this.maxInFlight,
+            running: () => this.current === 'RUNNING',
+            admit: (exchange) => this.admit(exchange),
+            ended: () => this.quiesce(),
+            failed: (error) => {
+              if (this.current !== 'STOPPED') this.fail(error)
+            },
+          })
   }
 
   get state(): DispatcherState {
@@ -310,7 +141,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
         `[${this.name}] Dispatcher can only be prepared once. Current state: ${this.current}.`,
       )
     }
-    if (this.source !== undefined) this.iterator = this.source[Symbol.asyncIterator]()
+    this.intake?.open()
     this.current = 'PREPARED'
   }
 
@@ -407,7 +238,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     }
     let group = this.groups.get(key)
     if (group === undefined) {
-      group = new Group<E>(key, this.runExchange, this.groupSettled)
+      group = new DispatchGroup<E>(key, this.runExchange, this.groupSettled)
       this.groups.set(key, group)
     }
     // One clock read per edge (shared by a burst of admissions): an exchange
@@ -433,7 +264,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   }
 
   /** Starts the group's next exchange; `now` is the caller's clock read of this instant. */
-  private runNext(group: Group<E>, now: number): void {
+  private runNext(group: DispatchGroup<E>, now: number): void {
     const queue = group.queue
     if (queue.size === 0) {
       this.groups.delete(group.key)
@@ -472,7 +303,7 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     try {
       scheduled = scheduler.schedule((signal) => {
         startedAt = this.recorder.now()
-        return this.handle(exchange, this.handlerSignal(signal))
+        return this.handle(exchange, this.handlerSignals.of(signal))
       })
     } catch (error) {
       scheduled = Promise.reject(error)
@@ -486,91 +317,16 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   // A group's exchange on a lane: the work the lane runs. A promise keeps
   // the lane in hold(), which runs the group's next exchanges on it for as
   // long as nothing else waits for a lane.
-  private readonly runExchange = (group: Group<E>, signal: AbortSignal): unknown => {
+  private readonly runExchange = (group: DispatchGroup<E>, signal: AbortSignal): unknown => {
     group.startedAt = this.instant ?? this.recorder.sharedNow()
-    const result = this.handle(group.exchange as E, this.handlerSignal(signal))
+    const result = this.handle(group.exchange as E, this.handlerSignals.of(signal))
     if (!isThenable(result)) return result
-    void this.hold(group, result, signal)
+    void holdLane(this.laneHost, group, result, this.handlerSignals.of(signal))
     return LANE_HELD
   }
 
-  /**
-   * A group on a lane, as a hand-written pump would run it: one async loop
-   * that awaits each exchange and starts the next in place, with no promise,
-   * closure or scheduler lookup per exchange. It leaves the loop (and the
-   * general path, settled() and runNext(), takes over) on an error, a stop,
-   * an empty queue, an exchange of another named aggregate, or another group
-   * waiting for a lane — where that path would have given the lane back.
-   */
-  private async hold(
-    group: Group<E>,
-    first: PromiseLike<unknown>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const lanes = group.host as LaneScheduler
-    const queue = group.queue
-    // The loop only continues with exchanges of this named aggregate.
-    const counters = group.counters as AggregateCounters
-    const recorder = this.recorder
-    const handlerSignal = this.handlerSignal(signal)
-    let pending: unknown = first
-    for (;;) {
-      let ok = true
-      let value: unknown
-      try {
-        value = await pending
-      } catch (error) {
-        ok = false
-        value = error
-      }
-      if (
-        !ok ||
-        // A force stop leaves the dispatcher STOPPED, so this covers it too.
-        !this.processing() ||
-        queue.size === 0 ||
-        // Another named aggregate runs on its own scheduler: the general path looks it up.
-        queue.headTag() !== counters ||
-        !lanes.keeps(group)
-      ) {
-        lanes.finish(group, ok, value, false)
-        return
-      }
-      // settled() and runNext() in place. One clock reading: the end of this
-      // exchange is the start of the next.
-      const now = recorder.sharedNow()
-      recorder.finished(counters, now - group.startedAt, true)
-      this.unfinished--
-      recorder.started(counters, now - queue.headTime())
-      const exchange = queue.shift() as E
-      group.exchange = exchange
-      group.startedAt = now
-      try {
-        pending = this.handle(exchange, handlerSignal)
-      } catch (error) {
-        pending = Promise.reject(error)
-      }
-      this.pull()
-    }
-  }
-
-  private readonly groupSettled = (group: Group<E>, ok: boolean, error: unknown): void => {
-    const exchange = group.exchange as E
-    const counters = group.counters as AggregateCounters
-    group.exchange = undefined
-    group.counters = undefined
-    const startedAt = group.startedAt
-    this.settled(
-      group,
-      counters,
-      exchange,
-      Number.isNaN(startedAt) ? undefined : startedAt,
-      ok,
-      error,
-    )
-  }
-
   private settled(
-    group: Group<E>,
+    group: DispatchGroup<E>,
     counters: AggregateCounters,
     exchange: E,
     startedAt: number | undefined,
@@ -592,18 +348,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   }
 
   private report(error: unknown, exchange: E): void {
-    const policy = this.onError
-    if (policy === 'fatal') {
-      this.fail(error)
-    } else if (policy === 'resume') {
-      console.error(`[${this.name}] Exchange handler failed; resuming.`, error)
-    } else {
-      try {
-        policy(error, exchange)
-      } catch (thrown) {
-        this.fail(thrown)
-      }
-    }
+    const fatal = applyErrorPolicy(this.onError, this.name, error, exchange)
+    if (fatal !== undefined) this.fail(fatal.error)
   }
 
   // Wow's fatal path: the first error closes intake; what was admitted drains.
@@ -617,75 +363,12 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
     this.quiesce()
   }
 
-  private handlerSignal(schedulerSignal: AbortSignal): AbortSignal {
-    // One combined signal per scheduler, not per exchange: a handler learns
-    // of both a force stop and its scheduler's disposal without an allocation
-    // per call.
-    if (schedulerSignal === this.lastSchedulerSignal) return this.lastHandlerSignal as AbortSignal
-    let signal = this.handlerSignals.get(schedulerSignal)
-    if (signal === undefined) {
-      const combined = new AbortController()
-      const own = this.controller.signal
-      const follow = (from: AbortSignal): void => {
-        if (from.aborted) combined.abort(from.reason)
-        else from.addEventListener('abort', () => combined.abort(from.reason), { once: true })
-      }
-      follow(own)
-      follow(schedulerSignal)
-      signal = combined.signal
-      this.handlerSignals.set(schedulerSignal, signal)
-    }
-    this.lastSchedulerSignal = schedulerSignal
-    this.lastHandlerSignal = signal
-    return signal
-  }
-
   private pull(): void {
-    if (
-      this.iterator === undefined ||
-      this.pulling ||
-      this.sourceClosed ||
-      this.current !== 'RUNNING' ||
-      this.unfinished >= this.maxInFlight
-    ) {
-      return
-    }
-    this.pulling = true
-    void this.pullLoop(this.iterator)
-  }
-
-  private async pullLoop(iterator: AsyncIterator<E>): Promise<void> {
-    try {
-      while (this.current === 'RUNNING' && this.unfinished < this.maxInFlight) {
-        const next = await iterator.next()
-        // A value that arrives after intake closed is not admitted; the source
-        // was told to stop (return()) and keeps it.
-        if (this.current !== 'RUNNING') return
-        if (next.done === true) {
-          this.sourceClosed = true
-          this.quiesce()
-          return
-        }
-        this.admit(next.value)
-      }
-    } catch (error) {
-      if (this.current !== 'STOPPED') this.fail(error)
-    } finally {
-      this.pulling = false
-    }
+    this.intake?.pull()
   }
 
   private closeSource(): void {
-    const iterator = this.iterator
-    if (this.sourceClosed || iterator === undefined) return
-    this.sourceClosed = true
-    // Detached, as in Wow: a slow source cleanup never delays the stop.
-    try {
-      const returned = iterator.return?.()
-      if (returned !== undefined) Promise.resolve(returned).catch(() => {})
-    } catch {
-      // The source is being abandoned; its cleanup failure changes nothing here.
-    }
+    this.intake?.close()
   }
 
   private checkDrained(): void {

@@ -1,7 +1,7 @@
 import { assertKnownKeys, IllegalStateError } from '@vega/job-core'
-import type { DispatcherState } from './aggregate-dispatcher.js'
 import type { AggregateSchedulerSupplier } from './aggregate-scheduler-supplier.js'
 import { BorrowedAggregateSchedulerSupplier } from './borrowed-aggregate-scheduler-supplier.js'
+import type { DispatcherState } from './dispatcher-options.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { combineErrors } from './internal/errors.js'
 import { requireFunction, requireName } from './internal/validate.js'

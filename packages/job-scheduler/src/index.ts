@@ -1,27 +1,26 @@
-export {
-  AggregateDispatcher,
-  type AggregateDispatcherOptions,
-  type AggregateExchange,
-  type AggregateId,
-  type DispatcherErrorPolicy,
-  type DispatcherState,
-  type ExchangeHandler,
-} from './aggregate-dispatcher.js'
+export { AggregateDispatcher } from './aggregate-dispatcher.js'
+export type { AggregateExchange, AggregateId, ExchangeHandler } from './aggregate-exchange.js'
 export {
   type AggregateSchedulerSupplier,
   DefaultAggregateSchedulerSupplier,
 } from './aggregate-scheduler-supplier.js'
-export { BorrowedAggregateSchedulerSupplier } from './borrowed-aggregate-scheduler-supplier.js'
-export { CompositeDispatcher, type CompositeDispatcherOptions } from './composite-dispatcher.js'
-export type { GracefullyStoppable } from './gracefully-stoppable.js'
-export { DEFAULT_PARALLELISM, javaStringHashCode, toGroupKey } from './group-key.js'
-export { immediateScheduler } from './immediate-scheduler.js'
 export {
   type AggregateSchedulingOptions,
   type AggregateSchedulingPlugin,
+  createAggregateScheduling,
   installAggregateScheduling,
   type SchedulerStatsEvent,
-} from './install-aggregate-scheduling.js'
+} from './aggregate-scheduling.js'
+export { BorrowedAggregateSchedulerSupplier } from './borrowed-aggregate-scheduler-supplier.js'
+export { CompositeDispatcher, type CompositeDispatcherOptions } from './composite-dispatcher.js'
+export type {
+  AggregateDispatcherOptions,
+  DispatcherErrorPolicy,
+  DispatcherState,
+} from './dispatcher-options.js'
+export type { GracefullyStoppable } from './gracefully-stoppable.js'
+export { DEFAULT_PARALLELISM, javaStringHashCode, toGroupKey } from './group-key.js'
+export { immediateScheduler } from './immediate-scheduler.js'
 export {
   createLifecycle,
   type Lifecycle,

@@ -43,7 +43,7 @@ export interface AggregateRoute {
 }
 
 /**
- * The tag `withAggregate` puts on a taskFn and `installAggregateScheduling`
+ * The tag `withAggregate` puts on a taskFn and `createAggregateScheduling`
  * claims. Exported so other plugins and devtools can read a task's routing
  * with `readTaskTag(job, aggregateTag)` (or a taskFn in place of the job).
  *
@@ -53,7 +53,7 @@ export interface AggregateRoute {
  * ```
  */
 export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBinding>(
-  'installAggregateScheduling()',
+  'createAggregateScheduling()',
   {
     key: (binding) =>
       `${binding.aggregate.contextName}.${binding.aggregate.aggregateName}#${binding.id}`,
@@ -66,7 +66,7 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
 /**
  * Binds a taskFn to an aggregate: tasks run from it are ordered per
  * aggregate id (one at a time per group, in `run()` order) on the named
- * aggregate's scheduler, once the runtime has `installAggregateScheduling()`.
+ * aggregate's scheduler, once the runtime has `createAggregateScheduling()`.
  * Without that plugin the task fails loudly (`PluginMissingError`), never runs
  * unordered. A missing or non-string id, a missing or malformed aggregate,
  * or an unknown route field (`{ aggregat }`) throws a `TypeError` here, at
@@ -75,7 +75,7 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  *
  * @example
  * ```ts
- * const runtime = createRuntime({ plugins: [installAggregateScheduling({ parallelism: 16 })] })
+ * const runtime = createRuntime({ plugins: [createAggregateScheduling({ parallelism: 16 })] })
  * await run(runtime, withAggregate(handleCommand, { aggregate: 'sales.Order', id: orderId }))
  * ```
  */

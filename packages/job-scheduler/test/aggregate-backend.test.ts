@@ -8,7 +8,7 @@ import {
   shutdown,
 } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
-import { installAggregateScheduling, toGroupKey, withAggregate } from '../src/index.js'
+import { createAggregateScheduling, toGroupKey, withAggregate } from '../src/index.js'
 import { AggregateBackend, IN_ORDER_KEPT } from '../src/internal/aggregate-backend.js'
 import { flushTimes, gate } from './helpers.js'
 
@@ -39,7 +39,7 @@ const EMPTY = { groups: 0, waiting: 0, withdrawn: 0, lanesHeld: 0, inOrder: 0 }
 
 describe('AggregateBackend (the job-runtime path)', () => {
   it('a task handed to the runtime but waiting for a runtime slot, cancelled, gives its lane and group to the next task', async () => {
-    const scheduling = installAggregateScheduling({ parallelism: 8, schedulerParallelism: 1 })
+    const scheduling = createAggregateScheduling({ parallelism: 8, schedulerParallelism: 1 })
     const capture = captureBackend()
     const runtime = createRuntime({ concurrency: 1, plugins: [scheduling, capture.plugin] })
     const log: string[] = []
@@ -82,7 +82,7 @@ describe('AggregateBackend (the job-runtime path)', () => {
   })
 
   it('cancelling most waiting tasks of a long queue: the rest still run in order, nothing is left behind', async () => {
-    const scheduling = installAggregateScheduling({ parallelism: 4, schedulerParallelism: 2 })
+    const scheduling = createAggregateScheduling({ parallelism: 4, schedulerParallelism: 2 })
     const capture = captureBackend()
     const runtime = createRuntime({ plugins: [scheduling, capture.plugin] })
     const ids = ['a', 'b', 'c', 'd', 'e', 'f']
@@ -130,7 +130,7 @@ describe('AggregateBackend (the job-runtime path)', () => {
 
   it('bodies that end out of the order they started in: each release finds its turn, groups stay serial, nothing is kept', async () => {
     const parallelism = 64
-    const scheduling = installAggregateScheduling({
+    const scheduling = createAggregateScheduling({
       parallelism,
       schedulerParallelism: parallelism,
     })
@@ -172,7 +172,7 @@ describe('AggregateBackend (the job-runtime path)', () => {
 
   it(`more turns in flight than the ${IN_ORDER_KEPT} kept in forwarding order, ended newest first: all released, nothing kept`, async () => {
     const parallelism = 256
-    const scheduling = installAggregateScheduling({
+    const scheduling = createAggregateScheduling({
       parallelism,
       schedulerParallelism: parallelism,
     })

@@ -1,6 +1,6 @@
 import { type Backend, createRuntime, inspect, type Plugin, run, shutdown } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
-import { installAggregateScheduling, toGroupKey, withAggregate } from '../src/index.js'
+import { createAggregateScheduling, toGroupKey, withAggregate } from '../src/index.js'
 import { AggregateBackend } from '../src/internal/aggregate-backend.js'
 
 /**
@@ -26,12 +26,12 @@ function captureBackend(): { readonly plugin: Plugin; backend(): AggregateBacken
   }
 }
 
-describe('installAggregateScheduling under volume', () => {
+describe('createAggregateScheduling under volume', () => {
   it('100 000 tasks over 10 000 ids in 16 groups: in order per id, one in flight per group, nothing left after', async () => {
     const N = 100_000
     const IDS = 10_000
     const GROUPS = 16
-    const scheduling = installAggregateScheduling({
+    const scheduling = createAggregateScheduling({
       parallelism: GROUPS,
       schedulerParallelism: GROUPS,
     })

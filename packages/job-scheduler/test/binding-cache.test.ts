@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   type AggregateBinding,
   aggregateTag,
-  installAggregateScheduling,
+  createAggregateScheduling,
   toGroupKey,
   withAggregate,
 } from '../src/index.js'
@@ -85,7 +85,7 @@ describe('withAggregate bindings (shared per aggregate id)', () => {
   })
 
   it('a task bound by hand with the public tag joins the same group, in run() order', async () => {
-    const runtime = createRuntime({ plugins: [installAggregateScheduling({ parallelism: 16 })] })
+    const runtime = createRuntime({ plugins: [createAggregateScheduling({ parallelism: 16 })] })
     const log: string[] = []
     const first = gate()
     const bound = run(

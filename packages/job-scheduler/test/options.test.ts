@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   AggregateDispatcher,
   CompositeDispatcher,
+  createAggregateScheduling,
   createLifecycle,
   DefaultAggregateSchedulerSupplier,
   installAggregateScheduling,
@@ -45,18 +46,23 @@ describe('withAggregate(taskFn, route)', () => {
   })
 })
 
-describe('installAggregateScheduling(options)', () => {
+describe('createAggregateScheduling(options)', () => {
+  it('is still reachable under its former name, installAggregateScheduling (deprecated)', () => {
+    expect(installAggregateScheduling).toBe(createAggregateScheduling)
+    expect(installAggregateScheduling({ parallelism: 2 }).name).toBe('createAggregateScheduling')
+  })
+
   it('rejects a misspelled option with a suggestion', () => {
-    expect(() => installAggregateScheduling({ paralelism: 8 } as never)).toThrow(
+    expect(() => createAggregateScheduling({ paralelism: 8 } as never)).toThrow(
       new TypeError(
-        "installAggregateScheduling(options): unknown option 'paralelism'; did you mean 'parallelism'? " +
+        "createAggregateScheduling(options): unknown option 'paralelism'; did you mean 'parallelism'? " +
           "Known options: 'parallelism', 'supplier', 'schedulerParallelism', 'statsInterval'.",
       ),
     )
   })
 
   it('accepts explicit undefined for every optional field', async () => {
-    const plugin = installAggregateScheduling({
+    const plugin = createAggregateScheduling({
       parallelism: undefined,
       supplier: undefined,
       schedulerParallelism: undefined,
@@ -73,7 +79,7 @@ describe('installAggregateScheduling(options)', () => {
   })
 
   it('echoes options that are not an object', () => {
-    expect(() => installAggregateScheduling('fast' as never)).toThrow(/got "fast"\./)
+    expect(() => createAggregateScheduling('fast' as never)).toThrow(/got "fast"\./)
   })
 })
 

@@ -11,14 +11,14 @@ import {
   shutdown,
 } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
-import { installAggregateScheduling, withAggregate } from '../src/index.js'
+import { createAggregateScheduling, withAggregate } from '../src/index.js'
 import { flushTimes, gate } from './helpers.js'
 
 const order = (id: string) => ({ aggregate: 'sales.Order', id })
 
 describe('runtime control through the aggregate backend', () => {
   it('pause holds bound and unbound tasks in queued; resume starts them in group order', async () => {
-    const runtime = createRuntime({ plugins: [installAggregateScheduling({ parallelism: 16 })] })
+    const runtime = createRuntime({ plugins: [createAggregateScheduling({ parallelism: 16 })] })
     pause(runtime)
     const log: string[] = []
     const tasks = [
@@ -45,7 +45,7 @@ describe('runtime control through the aggregate backend', () => {
   it('setConcurrency resizes the inner backend: raising it starts waiting groups', async () => {
     const runtime = createRuntime({
       concurrency: 1,
-      plugins: [installAggregateScheduling({ parallelism: 16, schedulerParallelism: 4 })],
+      plugins: [createAggregateScheduling({ parallelism: 16, schedulerParallelism: 4 })],
     })
     const bodies = [gate(), gate(), gate()]
     const tasks = ['x', 'y', 'z'].map((id, i) =>
@@ -69,7 +69,7 @@ describe('runtime control through the aggregate backend', () => {
     const runtime = createRuntime({
       clock,
       rateLimit: { limit: 1, interval: 100 },
-      plugins: [installAggregateScheduling({ parallelism: 16 })],
+      plugins: [createAggregateScheduling({ parallelism: 16 })],
     })
     const tasks = ['p', 'q'].map((id) =>
       run(
@@ -89,7 +89,7 @@ describe('runtime control through the aggregate backend', () => {
       createRuntime({
         maxQueued: 10,
         overflow: 'drop-oldest',
-        plugins: [installAggregateScheduling()],
+        plugins: [createAggregateScheduling()],
       }),
     ).toThrow(
       /createRuntime\(\{ overflow: 'drop-oldest' \}\): the runtime's backend \(AggregateBackend\) does not support the 'dropCandidate' capability/,
@@ -112,10 +112,10 @@ describe('runtime control through the aggregate backend', () => {
         return running
       },
     }
-    const runtime = createRuntime({ backend: bare, plugins: [installAggregateScheduling()] })
+    const runtime = createRuntime({ backend: bare, plugins: [createAggregateScheduling()] })
     expect(() => pause(runtime)).toThrow(TypeError)
     expect(() => pause(runtime)).toThrow(
-      /installAggregateScheduling: the backend it wraps \(Object\) has no setGate\(\)/,
+      /createAggregateScheduling: the backend it wraps \(Object\) has no setGate\(\)/,
     )
     expect(() => setConcurrency(runtime, 2)).toThrow(/has no setConcurrency\(\)/)
   })

@@ -23,6 +23,7 @@ export {
   inspectCoordination,
   installCoordination,
   isCoordinationEvent,
+  isCoordinationProtocolError,
   isCoordinator,
   type KeepLatestOptions,
   keepLatestCoordinator,
@@ -30,6 +31,7 @@ export {
   type SerializeCoordinator,
   type SerializeOptions,
   type SkipOptions,
+  type StatefulCoordinator,
   withCoordinator,
 } from '@vega/job-coordination'
 export {

@@ -1,6 +1,6 @@
 import type { Task } from '@vega/job-core'
-import { internalsOf } from '../coordinator-adapter.js'
 import type { CoordinationContext } from '../types.js'
+import { internalsOf } from './coordination-context.js'
 import { type Deferred, deferred } from './deferred.js'
 import { endingOf } from './ending.js'
 import { KeyedStore } from './keyed-store.js'

@@ -1,5 +1,4 @@
-import { defineDirectCoordinator } from '../define-coordinator.js'
-import { trackAndProceed } from '../internal/direct.js'
+import { defineFirstPeerCoordinator } from '../internal/first-peer.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -16,36 +15,4 @@ import type { Coordinator } from '../types.js'
  * const [a, b] = await Promise.all([run(runtime, load), run(runtime, load)]) // one fetch, a === b
  * ```
  */
-export const dedupeCoordinator: Coordinator = defineDirectCoordinator(
-  'dedupe',
-  (ctx) => {
-    const [leader] = ctx.peers()
-    return leader === undefined ? ctx.proceed() : ctx.reuse(leader)
-  },
-  // The same decision on the hot path: a lookup and the leader's promise.
-  (scope, request) => {
-    const binding = request.binding
-    const { hash, coordinator } = binding
-    const leader = scope.firstOf(hash)
-    if (leader === undefined) {
-      // Set before the task is indexed: should it end at once, the scope clears it.
-      binding.leading = request.task
-      return trackAndProceed(scope, request)
-    }
-    const bus = scope.host.events
-    if (bus.active) {
-      bus.emit({
-        type: 'coordination:reuse',
-        peerId: leader.id,
-        coordinator: coordinator.name,
-        intentId: request.task.id,
-        hash,
-      })
-    }
-    return request.follow(leader, 'dedupe')
-  },
-  // Asked before the task is built: the leader the decision above follows.
-  // A taskFn bound once whose own call leads needs no lookup: its leader stays
-  // the key's earliest live task until it settles (when the scope clears it).
-  (scope, binding) => binding.leading ?? scope.firstOf(binding.hash),
-)
+export const dedupeCoordinator: Coordinator = defineFirstPeerCoordinator('dedupe', 'reuse')

@@ -1,11 +1,11 @@
-import { defineDirectCoordinator } from '../define-coordinator.js'
-import { trackAndProceed } from '../internal/direct.js'
+import { defineFirstPeerCoordinator } from '../internal/first-peer.js'
 import type { Coordinator } from '../types.js'
 
 /**
  * Ignore while busy: while a call with the same key is in flight, later calls
  * are dropped (`cancelled` / `exhaust-dropped`; their promises reject with
- * `CancelledError`). They do not get the in-flight call's value, and its
+ * `CancelledError`) and emit `coordination:dropped` naming the in-flight
+ * call (`peerId`). They do not get the in-flight call's value, and its
  * failure does not touch them. Stateless. Use it for a submit button clicked
  * twice.
  *
@@ -16,11 +16,4 @@ import type { Coordinator } from '../types.js'
  * run(runtime, submit).catch((e) => isCancelledError(e) && e.reason === 'exhaust-dropped') // dropped
  * ```
  */
-export const exhaustCoordinator: Coordinator = defineDirectCoordinator(
-  'exhaust',
-  (ctx) => (ctx.peers().length > 0 ? ctx.intent.skip('exhaust-dropped') : ctx.proceed()),
-  (scope, request) =>
-    scope.firstOf(request.binding.hash) === undefined
-      ? trackAndProceed(scope, request)
-      : request.skip('exhaust-dropped'),
-)
+export const exhaustCoordinator: Coordinator = defineFirstPeerCoordinator('exhaust', 'drop')

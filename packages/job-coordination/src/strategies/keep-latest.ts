@@ -1,7 +1,5 @@
-import { defineCoordinator } from '../define-coordinator.js'
-import { KeyLanes } from '../internal/key-lanes.js'
-import { resolveLaneOptions } from '../internal/lane-options.js'
-import type { Coordinator } from '../types.js'
+import { createLaneCoordinator } from '../internal/lane-coordinator.js'
+import type { Coordinator, StatefulCoordinator } from '../types.js'
 
 /**
  * Options of {@link createKeepLatestCoordinator}.
@@ -28,7 +26,9 @@ export interface KeepLatestOptions {
  * waiting call starts once a running call has ended **and its body has
  * exited** — a cancelled or timed-out body that ignores its signal keeps its
  * slot — so never more than `concurrency` bodies of one key run at once.
- * Throws `TypeError` / `RangeError` for bad options.
+ * Throws `TypeError` / `RangeError` for bad options. Returns a
+ * {@link StatefulCoordinator}, like `createSerializeCoordinator`: wire its
+ * `dispose` into your teardown so no waiter is left hanging.
  *
  * @example
  * ```ts
@@ -41,15 +41,14 @@ export interface KeepLatestOptions {
  * run(runtime, sync(s4)) // runs when s1 or s2 has finished and left
  * ```
  */
-export function createKeepLatestCoordinator(options: KeepLatestOptions = {}): Coordinator {
-  const { concurrency, name } = resolveLaneOptions(
+export function createKeepLatestCoordinator(options: KeepLatestOptions = {}): StatefulCoordinator {
+  return createLaneCoordinator(
     'createKeepLatestCoordinator',
     options,
     '{ concurrency: 2 }',
     'keepLatest',
+    'latest',
   )
-  const lanes = new KeyLanes('createKeepLatestCoordinator()', concurrency, 'latest')
-  return defineCoordinator(name, (ctx) => lanes.coordinate(ctx))
 }
 
 /**
@@ -62,7 +61,8 @@ export function createKeepLatestCoordinator(options: KeepLatestOptions = {}): Co
  * overlap. Nothing is lost that matters: the first and the latest calls
  * always run. Use it for autosave: never two writes at once, always the
  * latest state written. `createKeepLatestCoordinator({ concurrency })` allows
- * n running per key.
+ * n running per key, and gives a coordinator of your own to `dispose()`
+ * (this shared one has no owner to dispose it).
  *
  * @example
  * ```ts

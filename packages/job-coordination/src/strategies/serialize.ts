@@ -1,7 +1,5 @@
-import { defineCoordinator } from '../define-coordinator.js'
-import { KeyLanes } from '../internal/key-lanes.js'
-import { resolveLaneOptions } from '../internal/lane-options.js'
-import type { Coordinator } from '../types.js'
+import { createLaneCoordinator } from '../internal/lane-coordinator.js'
+import type { StatefulCoordinator } from '../types.js'
 
 /**
  * Options of {@link createSerializeCoordinator}.
@@ -19,34 +17,16 @@ export interface SerializeOptions {
 }
 
 /**
- * What {@link createSerializeCoordinator} returns: the coordinator to bind,
- * and its lifecycle.
+ * What {@link createSerializeCoordinator} returns.
  *
+ * @deprecated Use {@link StatefulCoordinator}, the same type (the return
+ * shape of every `create*Coordinator`).
  * @example
  * ```ts
- * const { coordinator, dispose }: SerializeCoordinator = createSerializeCoordinator()
+ * const serialize: SerializeCoordinator = createSerializeCoordinator()
  * ```
  */
-export interface SerializeCoordinator {
-  /** Bind it with `withCoordinator(taskFn, serialize.coordinator, { key })`. */
-  readonly coordinator: Coordinator
-  /**
-   * Skips every waiter (`cancelled` / `shutdown`, its promise rejects) and
-   * makes every later call through this coordinator skip the same way.
-   * Calls already in flight are not touched. Idempotent.
-   */
-  dispose(): void
-  /**
-   * Abandons the current generation of waiters: they are never released
-   * (they stay parked until cancelled, or skipped by `dispose()`), and the
-   * next call of any key does not queue behind them. Bodies still inside keep
-   * their slots, so the next call still never overlaps one of them.
-   * `cancelAll(runtime)` runs it for you (it is a pre-cancel hook of every
-   * runtime the coordinator serves), so the waiters it cancels never start on
-   * the way out.
-   */
-  resetAdmission(): void
-}
+export type SerializeCoordinator = StatefulCoordinator
 
 /**
  * One FIFO per key: the first call proceeds; each later call parks
@@ -58,42 +38,26 @@ export interface SerializeCoordinator {
  * honest slot). `concurrency` lets up to n bodies per key run at once. A
  * waiter cancelled while parked leaves its queue at once. A key's queue is
  * deleted as soon as it is empty. Stateful: wire `dispose` into your
- * teardown so no waiter is left hanging.
+ * teardown so no waiter is left hanging. Returns a {@link StatefulCoordinator}:
+ * the coordinator itself, with `dispose` and `resetAdmission`.
  *
  * @example
  * ```ts
  * const serialize = createSerializeCoordinator()
  * const runtime = createRuntime({ plugins: [installCoordination] })
- * const save = (doc: Doc) => withCoordinator(() => putDoc(doc), serialize.coordinator, { key: ['doc', doc.id] })
+ * const save = (doc: Doc) => withCoordinator(() => putDoc(doc), serialize, { key: ['doc', doc.id] })
  * run(runtime, save(v1))
  * run(runtime, save(v2)) // starts once v1's write has ended and its body has left
  * // on teardown:
  * serialize.dispose()
  * ```
  */
-export function createSerializeCoordinator(options: SerializeOptions = {}): SerializeCoordinator {
-  const { concurrency, name } = resolveLaneOptions(
+export function createSerializeCoordinator(options: SerializeOptions = {}): StatefulCoordinator {
+  return createLaneCoordinator(
     'createSerializeCoordinator',
     options,
     '{ concurrency: 1 }',
     'serialize',
+    'queue',
   )
-  const lanes = new KeyLanes('createSerializeCoordinator()', concurrency, 'queue')
-  let disposed = false
-
-  const coordinator = defineCoordinator(name, (ctx) =>
-    disposed ? ctx.intent.skip('shutdown') : lanes.coordinate(ctx),
-  )
-
-  return Object.freeze({
-    coordinator,
-    dispose(): void {
-      if (disposed) return
-      disposed = true
-      for (const waiter of lanes.drain()) waiter.answer.resolve(waiter.ctx.intent.skip('shutdown'))
-    },
-    resetAdmission(): void {
-      lanes.abandon()
-    },
-  })
 }

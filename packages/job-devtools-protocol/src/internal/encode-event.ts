@@ -1,9 +1,5 @@
-import type {
-  PassthroughEvent,
-  ProtocolEvent,
-  TaskTransitionEvent,
-  WireEvent,
-} from '../protocol-events.js'
+import type { PassthroughEvent, ProtocolEvent, WireEvent } from '../protocol-events.js'
+import type { TaskTransitionEvent } from '../task-events.js'
 import { type ToWireOptions, toWire } from '../to-wire.js'
 import type { WireObject, WireValue } from '../wire-value.js'
 import { abandonedEvent, createdEvent, exitedEvent, isInt, transitionEvent } from './task-wire.js'
@@ -82,6 +78,10 @@ function encodeKnown(e: RawEvent, context: EncodeContext): ProtocolEvent | undef
     case 'coordination:reuse':
       return coordination(e, (base) =>
         isInt(e.peerId) ? { type: 'coordination:reuse', ...base, peerId: e.peerId } : undefined,
+      )
+    case 'coordination:dropped':
+      return coordination(e, (base) =>
+        isInt(e.peerId) ? { type: 'coordination:dropped', ...base, peerId: e.peerId } : undefined,
       )
     case 'coordination:restart':
       return coordination(e, (base) =>

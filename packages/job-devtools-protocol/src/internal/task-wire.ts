@@ -3,7 +3,7 @@ import type {
   TaskCreatedEvent,
   TaskExitedEvent,
   TaskTransitionEvent,
-} from '../protocol-events.js'
+} from '../task-events.js'
 import type { WireValue } from '../wire-value.js'
 
 // The wire form of the kernel's task events, built from their fields, shared

@@ -1,22 +1,14 @@
-import {
-  type Backend,
-  type BackendJob,
-  readTaskTag,
-  type StartGate,
-  type Task,
-  type TaskFn,
-} from '@vega/job-core'
+import { type Backend, type BackendJob, readTaskTag, type StartGate } from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from '../aggregate-scheduler-supplier.js'
 import { LaneScheduler } from '../parallel-scheduler.js'
 import type { Scheduler } from '../scheduler.js'
 import { type AggregateBinding, aggregateTag } from '../with-aggregate.js'
+import { Group, Turn, type TurnHost } from './aggregate-turn.js'
 import { InternedBinding } from './binding-cache.js'
-import { createDeferred, type Deferred } from './deferred.js'
-import { ExchangeQueue } from './exchange-queue.js'
+import { createDeferred } from './deferred.js'
 import { GroupTable } from './group-table.js'
-import { LANE_HELD, LaneTask } from './lane-task.js'
 import { RingQueue } from './ring-queue.js'
-import type { AggregateCounters, StatsRecorder } from './stats-recorder.js'
+import type { StatsRecorder } from './stats-recorder.js'
 
 /** What {@link AggregateBackend.sizes} reports (tests and leak checks). */
 export interface BackendSizes {
@@ -41,100 +33,7 @@ export interface BackendSizes {
 export const IN_ORDER_KEPT = 64
 
 /**
- * Where a group's current job is. `scheduled`: it waits for a lane of its
- * aggregate's scheduler. `forwarded`: it holds the lane and was handed to
- * the inner backend (which applies the runtime's concurrency and starts
- * it). `left`: withdrawn or released.
- */
-type TurnPhase = 'scheduled' | 'forwarded' | 'left'
-
-/**
- * A group's current job, built when its turn comes, never while it waits:
- * a waiting job is only a slot in its group's queue. A turn is what the
- * inner backend sees (the job, with its start time recorded), and the lane
- * task that holds its scheduler lane while the job runs: on a lane
- * scheduler, no closure and no promise.
- */
-class Turn extends LaneTask implements BackendJob {
-  readonly job: BackendJob
-  readonly group: Group
-  readonly counters: AggregateCounters
-  phase: TurnPhase = 'scheduled'
-  startedAt: number | undefined = undefined
-  /** The lane scheduler this turn holds (or waits for) a lane of, when it is one. */
-  lanes: LaneScheduler | undefined = undefined
-  /** Any other scheduler: the lane is held until this settles. */
-  lane: Deferred<void> | undefined = undefined
-
-  constructor(job: BackendJob, group: Group, counters: AggregateCounters) {
-    super()
-    this.job = job
-    this.group = group
-    this.counters = counters
-  }
-
-  // Read through from the job (once per turn, by the inner backend) rather
-  // than copied: a turn is built for every task, and three fields less make
-  // it a quarter smaller.
-  get task(): Task<unknown> {
-    return this.job.task
-  }
-
-  get priority(): number {
-    return this.job.priority
-  }
-
-  get taskFn(): TaskFn<unknown> {
-    return this.job.taskFn
-  }
-
-  /** The inner backend starts the job. */
-  start(): void {
-    const backend = this.group.backend
-    this.startedAt = backend.instant ?? backend.now()
-    this.job.start()
-  }
-
-  /** The lane came. */
-  run(): unknown {
-    // Withdrawn while it waited for the lane: give the lane straight back.
-    if (this.phase !== 'scheduled' || this.group.turn !== this) return undefined
-    this.group.backend.forward(this)
-    return LANE_HELD
-  }
-
-  done(ok: boolean, _value: unknown, sync: boolean): void {
-    // Refused or dropped before it ran (the scheduler was disposed): the
-    // turn still goes to the runtime, which drains or cancels it.
-    if (ok || this.phase !== 'scheduled') return
-    this.lanes = undefined
-    const backend = this.group.backend
-    if (sync) queueMicrotask(() => backend.forwardIfScheduled(this))
-    else backend.forwardIfScheduled(this)
-  }
-}
-
-/**
- * One ordering group while it holds work: a FIFO of waiting jobs (with their
- * enqueue times and counters, as runs) and the turn of the one whose time
- * has come.
- */
-class Group {
-  readonly backend: AggregateBackend
-  readonly key: number
-  readonly queue: ExchangeQueue<BackendJob, AggregateCounters> = new ExchangeQueue()
-  /** Jobs in `queue` that were not withdrawn. */
-  live = 0
-  turn: Turn | undefined = undefined
-
-  constructor(backend: AggregateBackend, key: number) {
-    this.backend = backend
-    this.key = key
-  }
-}
-
-/**
- * The backend `installAggregateScheduling` wraps around the runtime's own:
+ * The backend `createAggregateScheduling` wraps around the runtime's own:
  * untagged jobs pass straight through; bound jobs wait in a per-group FIFO
  * and, one per group at a time, take a lane of their aggregate's scheduler
  * and go to the inner backend.
@@ -144,7 +43,7 @@ class Group {
  * withdrawn jobs until the queue reaches them, as the runtime's priority
  * backend does) and takes it out of every count at once.
  */
-export class AggregateBackend implements Backend {
+export class AggregateBackend implements Backend, TurnHost {
   private readonly inner: Backend
   private readonly supplier: AggregateSchedulerSupplier
   private readonly parallelism: number
@@ -488,7 +387,7 @@ export class AggregateBackend implements Backend {
 function innerCapability(inner: Backend, method: 'setConcurrency' | 'setGate' | 'wake'): void {
   if (typeof inner[method] === 'function') return
   throw new TypeError(
-    `installAggregateScheduling: the backend it wraps (${inner.constructor?.name ?? 'a custom backend'}) has no ${method}(), ` +
+    `createAggregateScheduling: the backend it wraps (${inner.constructor?.name ?? 'a custom backend'}) has no ${method}(), ` +
       'so the aggregate backend cannot offer it either; give the runtime a backend that supports it (createPriorityBackend does).',
   )
 }

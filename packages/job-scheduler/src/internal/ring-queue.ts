@@ -1,6 +1,6 @@
 /**
  * A FIFO in a growable array ring. Queues that never withdraw from the
- * middle (scheduler lanes) use it instead of {@link LinkedQueue}: a queued
+ * middle (scheduler lanes, the backend's forwarding order) use it: a queued
  * value costs one array slot, not a node object, and `Array#shift` (O(n))
  * is never used.
  */

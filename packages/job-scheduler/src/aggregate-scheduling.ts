@@ -65,12 +65,12 @@ export interface AggregateSchedulingOptions {
 }
 
 /**
- * The plugin `installAggregateScheduling` returns: a core `Plugin` that also
+ * The plugin `createAggregateScheduling` returns: a core `Plugin` that also
  * gives a snapshot of its figures.
  *
  * @example
  * ```ts
- * const scheduling: AggregateSchedulingPlugin = installAggregateScheduling()
+ * const scheduling: AggregateSchedulingPlugin = createAggregateScheduling()
  * const runtime = createRuntime({ plugins: [scheduling] })
  * console.log(scheduling.stats().aggregates)
  * ```
@@ -81,6 +81,13 @@ export interface AggregateSchedulingPlugin extends Plugin {
   /** The supplier in use once installed: the borrowed one, or the one the plugin owns. */
   readonly schedulerSupplier: AggregateSchedulerSupplier | undefined
 }
+
+const SCHEDULING_OPTIONS: readonly string[] = [
+  'parallelism',
+  'supplier',
+  'schedulerParallelism',
+  'statsInterval',
+]
 
 /**
  * Serves a job runtime with the aggregate scheduler: tasks bound by
@@ -93,24 +100,22 @@ export interface AggregateSchedulingPlugin extends Plugin {
  * hold lanes after the runtime's deadline); a supplier passed in is
  * borrowed, never stopped. One plugin value serves one runtime.
  *
+ * It is a factory, not a plugin value like `installCoordination`, because it
+ * takes options and its plugin keeps one runtime's state (`stats()`): the
+ * package convention is that `install*` names a ready plugin value and
+ * `create*` makes one.
+ *
  * @example
  * ```ts
- * const runtime = createRuntime({ concurrency: 64, plugins: [installAggregateScheduling({ parallelism: 16 })] })
+ * const runtime = createRuntime({ concurrency: 64, plugins: [createAggregateScheduling({ parallelism: 16 })] })
  * run(runtime, withAggregate(handleCommand, { aggregate: 'sales.Order', id: orderId }))
  * await shutdown(runtime)
  * ```
  */
-const SCHEDULING_OPTIONS: readonly string[] = [
-  'parallelism',
-  'supplier',
-  'schedulerParallelism',
-  'statsInterval',
-]
-
-export function installAggregateScheduling(
+export function createAggregateScheduling(
   options: AggregateSchedulingOptions = {},
 ): AggregateSchedulingPlugin {
-  const where = 'installAggregateScheduling(options)'
+  const where = 'createAggregateScheduling(options)'
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(
       `${where}: options must be an object, e.g. { parallelism: 16 }, got ${describe(options)}.`,
@@ -162,7 +167,7 @@ export function installAggregateScheduling(
     | undefined
 
   return {
-    name: 'installAggregateScheduling',
+    name: 'createAggregateScheduling',
     get schedulerSupplier(): AggregateSchedulerSupplier | undefined {
       return installed?.supplier
     },
@@ -239,3 +244,16 @@ export function installAggregateScheduling(
     },
   }
 }
+
+/**
+ * The former name of {@link createAggregateScheduling}, kept working.
+ *
+ * @deprecated Use `createAggregateScheduling(options)`: `install*` names a
+ * ready plugin value (`installCoordination`), `create*` makes one.
+ * @example
+ * ```ts
+ * const runtime = createRuntime({ plugins: [installAggregateScheduling({ parallelism: 16 })] })
+ * ```
+ */
+export const installAggregateScheduling: typeof createAggregateScheduling =
+  createAggregateScheduling

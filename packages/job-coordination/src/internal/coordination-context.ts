@@ -1,0 +1,339 @@
+import type {
+  CancelReason,
+  DispatchRequest,
+  RunOptions,
+  Task,
+  TaskFn,
+  TaskState,
+} from '@vega/job-core'
+import { CoordinationProtocolError } from '../errors.js'
+import { type CoordinationEventDraft, isCoordinationEvent } from '../events.js'
+import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions } from '../types.js'
+import type { CoordinationBinding } from './coordination-tag.js'
+import { type Deferred, deferred, isThenable } from './deferred.js'
+import { endingOf } from './ending.js'
+import { fastPathOf } from './fast-path.js'
+import { Intent } from './intent.js'
+import type { CoordinationScope } from './scope.js'
+
+/** How an intent was decided; `orphaned` and `failed` are the adapter's own verdicts. */
+type Decision = 'proceed' | 'reuse' | 'skip' | 'orphaned' | 'failed'
+
+/** What this package's own strategies may reach behind a context. */
+export interface CoordinationInternals {
+  readonly scope: CoordinationScope
+  readonly task: Task<unknown>
+}
+
+// Assigned in the class's static block, the only code that can read its
+// private fields: a coordinator holding `ctx` reaches neither of them.
+let internalsOfContext!: (ctx: object) => CoordinationInternals | undefined
+let runCoordinator!: (
+  scope: CoordinationScope,
+  request: DispatchRequest<CoordinationBinding>,
+) => unknown
+
+/**
+ * The context of one intent, and the enforcement of the protocol around it.
+ * Everything but {@link CoordinationContext}'s members is a private field
+ * (`#`), so a coordinator cannot reach the scope, the runtime or the
+ * decision through `ctx`, nor overwrite them: the object is frozen, and its
+ * prototype holds the context's members alone. This package's strategies
+ * reach the scope and the task through {@link internalsOf}.
+ */
+class Coordination implements CoordinationContext {
+  readonly #hash: string
+  readonly #coordinator: Coordinator
+  readonly #scope: CoordinationScope
+  readonly #request: DispatchRequest<CoordinationBinding>
+  #decision: Decision | undefined = undefined
+  /** The intent reached a terminal state before anyone decided (cancelled while parked, timeout). */
+  #endedUndecided = false
+  /** Set when the coordinator returned a pending answer without deciding yet. */
+  #caller: Deferred<unknown> | undefined = undefined
+  #view: Intent | undefined = undefined
+  #tracked = false
+
+  constructor(
+    scope: CoordinationScope,
+    request: DispatchRequest<CoordinationBinding>,
+    coordinator: Coordinator,
+    hash: string,
+  ) {
+    this.#scope = scope
+    this.#request = request
+    this.#coordinator = coordinator
+    this.#hash = hash
+    Object.freeze(this)
+  }
+
+  get hash(): string {
+    return this.#hash
+  }
+
+  get taskFn(): TaskFn<unknown> {
+    return this.#request.taskFn
+  }
+
+  get options(): RunOptions {
+    return this.#request.options
+  }
+
+  get task(): Task<unknown> {
+    return this.#request.task
+  }
+
+  get intent(): CoordinationIntent {
+    this.#view ??= new Intent(
+      this.#request.task,
+      (reason, options) => this.#skip(reason, options),
+      () => this.#park(),
+      (error) => {
+        if (this.#undecided) this.#fail(error)
+        else this.#request.fail(error)
+      },
+    )
+    return this.#view
+  }
+
+  peers(): Task<unknown>[] {
+    return this.#scope.peersOf(this.#hash, this.#request.task)
+  }
+
+  proceed(): Promise<unknown> {
+    this.#decide('proceed', 'proceed()')
+    // Before the body can start (synchronously), so a call it makes sees this one as a peer.
+    this.#track()
+    return this.#request.proceed()
+  }
+
+  reuse(peer: Task<unknown>): Promise<unknown> {
+    const name = this.#coordinator.name
+    if (!isTask(peer)) {
+      throw new TypeError(
+        `${name}: reuse(peer) needs a task, e.g. one from ctx.peers(); got ${peer === null ? 'null' : typeof peer}.`,
+      )
+    }
+    if (peer.id === this.#request.task.id) {
+      throw new TypeError(
+        `${name}: reuse(peer) cannot reuse the intent itself; pick a peer from ctx.peers().`,
+      )
+    }
+    this.#decide('reuse', 'reuse(peer)')
+    if (this.#scope.host.events.active) this.emit({ type: 'coordination:reuse', peerId: peer.id })
+    return this.#request.follow(peer, 'dedupe')
+  }
+
+  cancelPeer(peer: Task<unknown>, reason: CancelReason = 'abort'): void {
+    const name = this.#coordinator.name
+    if (!isTask(peer)) {
+      throw new TypeError(`${name}: cancelPeer(peer) needs a task, e.g. one from ctx.peers().`)
+    }
+    if (peer.id === this.#request.task.id) {
+      throw new TypeError(
+        `${name}: cancelPeer(peer) cannot cancel the intent; use ctx.intent.skip(reason).`,
+      )
+    }
+    if (typeof reason !== 'string' || reason === '') {
+      throw new TypeError(
+        `${name}: cancelPeer(peer, reason): reason must be a non-empty string such as 'abort'.`,
+      )
+    }
+    this.#request.cancelPeer(peer, reason)
+  }
+
+  emit(draft: CoordinationEventDraft): void {
+    if (draft === null || typeof draft !== 'object' || !isCoordinationEvent(draft)) {
+      throw new TypeError(
+        `${this.#coordinator.name}: ctx.emit() only takes the coordination:* diagnostics; emit custom events with getEventBus(runtime).emit(…).`,
+      )
+    }
+    const bus = this.#scope.host.events
+    if (!bus.active) return
+    bus.emit({
+      ...draft,
+      coordinator: this.#coordinator.name,
+      intentId: this.#request.task.id,
+      hash: this.#hash,
+    })
+  }
+
+  /**
+   * Puts the intent in the peer index. Only intents that stay live are
+   * indexed: one merged or skipped at once (most calls of a dedupe burst) never
+   * costs an index entry.
+   */
+  #track(): void {
+    if (this.#tracked) return
+    this.#tracked = true
+    // Only an undecided intent (parked, or with a pending answer) must learn
+    // how it ended; a proceeded one is indexed without a callback of its own.
+    if (this.#decision === undefined) {
+      this.#scope.track(this.#request.binding, this.#request.task, () => this.#intentSettled())
+    } else this.#scope.track(this.#request.binding, this.#request.task)
+  }
+
+  #skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
+    if (typeof reason !== 'string' || reason === '') {
+      throw new TypeError(
+        `${this.#coordinator.name}: intent.skip(reason): reason must be a non-empty string such as 'exhaust-dropped'.`,
+      )
+    }
+    this.#decide('skip', 'intent.skip(reason)')
+    return this.#request.skip(reason, toSkipOptions(options))
+  }
+
+  #park(): void {
+    const name = this.#coordinator.name
+    const task = this.#request.task
+    if (this.#decision !== undefined) {
+      throw new CoordinationProtocolError(
+        `${name}: intent.parkCoordinator() after the intent was decided (${this.#decision}); park first, decide later.`,
+        name,
+        task.id,
+      )
+    }
+    // Racing a cancellation is normal: parking a task that already ended does nothing.
+    if (this.#endedUndecided) return
+    const state: TaskState = task.state
+    if (state !== 'idle') {
+      throw new CoordinationProtocolError(
+        `${name}: intent.parkCoordinator() on a task that is ${state}; park once, while it is idle.`,
+        name,
+        task.id,
+      )
+    }
+    this.#track()
+    this.#request.park()
+  }
+
+  /** The orphan guard: the answer settled and nobody decided. */
+  #orphan(): void {
+    this.#decision = 'orphaned'
+    this.emit({ type: 'coordination:orphaned-intent' })
+    this.#request.skip('orphaned-intent')
+  }
+
+  #fail(error: unknown): void {
+    this.#decision = 'failed'
+    this.#request.fail(error)
+  }
+
+  /** The intent reached a terminal state (called synchronously by the scope). */
+  #intentSettled(): void {
+    if (this.#decision !== undefined) return
+    this.#endedUndecided = true
+    const caller = this.#caller
+    if (caller === undefined) return
+    // The coordinator still holds a pending answer for a task that is over:
+    // the caller must not wait on it, so it gets the task's own ending.
+    caller.resolve(endingOf(this.#request.task))
+  }
+
+  get #undecided(): boolean {
+    return this.#decision === undefined && !this.#endedUndecided
+  }
+
+  #decide(decision: Decision, what: string): void {
+    const previous = this.#decision
+    if (previous === undefined) {
+      this.#decision = decision
+      return
+    }
+    const why =
+      previous === 'orphaned'
+        ? 'the orphan guard already skipped it (its coordinator returned before deciding)'
+        : previous === 'failed'
+          ? 'its coordinator already failed it'
+          : `it was already decided with ${previous}`
+    const name = this.#coordinator.name
+    throw new CoordinationProtocolError(
+      `${name}: ${what} on task #${this.#request.task.id}, but ${why}. ` +
+        'Decide each intent exactly once: proceed(), reuse(peer) or intent.skip(reason).',
+      name,
+      this.#request.task.id,
+    )
+  }
+
+  static {
+    internalsOfContext = (ctx) =>
+      #scope in ctx ? { scope: ctx.#scope, task: ctx.#request.task } : undefined
+
+    runCoordinator = (scope, request) => {
+      const { coordinator, hash } = request.binding
+      const coordination = new Coordination(scope, request, coordinator, hash)
+      let answer: unknown
+      try {
+        answer = coordinator.coordinate(coordination)
+      } catch (error) {
+        if (coordination.#undecided) coordination.#fail(error)
+        return Promise.reject(error)
+      }
+      if (!isThenable(answer)) {
+        if (coordination.#undecided) coordination.#orphan()
+        return answer
+      }
+      if (!coordination.#undecided) return answer
+      // Still live and undecided: it is a peer of later calls, and its ending must reach the caller.
+      coordination.#track()
+      // Undecided with a pending answer (a parked waiter): the caller follows the
+      // answer, unless the intent ends first, and the guard watches the answer.
+      const caller = deferred<unknown>()
+      coordination.#caller = caller
+      answer.then(
+        (value) => {
+          if (coordination.#undecided) coordination.#orphan()
+          caller.resolve(value)
+        },
+        (error: unknown) => {
+          if (coordination.#undecided) coordination.#fail(error)
+          caller.reject(error)
+        },
+      )
+      return caller.promise
+    }
+  }
+}
+
+/**
+ * Runs `binding.coordinator` for one intent and enforces the protocol. Its
+ * return value is what the caller of `run()` receives as `task.promise`.
+ */
+export function dispatchToCoordinator(
+  scope: CoordinationScope,
+  request: DispatchRequest<CoordinationBinding>,
+): unknown {
+  const fastPath = fastPathOf(request.binding.coordinator)
+  if (fastPath !== undefined) return fastPath.decide(scope, request)
+  return runCoordinator(scope, request)
+}
+
+/** The scope and task behind `ctx`; a `TypeError` for a context not made by the adapter. */
+export function internalsOf(ctx: CoordinationContext, who: string): CoordinationInternals {
+  const internals = ctx !== null && typeof ctx === 'object' ? internalsOfContext(ctx) : undefined
+  if (internals === undefined) {
+    throw new TypeError(
+      `${who} keeps per-runtime state and only runs inside a runtime: createRuntime({ plugins: [installCoordination] }).`,
+    )
+  }
+  return internals
+}
+
+function isTask(value: unknown): value is Task<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Task<unknown>).id === 'number' &&
+    typeof (value as Task<unknown>).cancel === 'function'
+  )
+}
+
+function toSkipOptions(
+  options: SkipOptions | undefined,
+): { cancelledBy?: number; cause?: unknown } | undefined {
+  if (options === undefined) return undefined
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('intent.skip(reason, options): options must be { cancelledBy?, cause? }.')
+  }
+  return options
+}

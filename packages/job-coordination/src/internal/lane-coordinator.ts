@@ -1,0 +1,47 @@
+import { makeCoordinator } from '../define-coordinator.js'
+import type { StatefulCoordinator } from '../types.js'
+import { KeyLanes, type WaitPolicy } from './key-lanes.js'
+import { resolveLaneOptions } from './lane-options.js'
+
+/**
+ * A per-key lane strategy (serialize, keepLatest) as the stateful
+ * coordinator both factories return: `fn` is the factory the user called
+ * (for messages), `example` a valid options object, `defaultName` the
+ * coordinator's name when none is given, `policy` what a call does when its
+ * key's lane is full.
+ */
+export function createLaneCoordinator(
+  fn: string,
+  options: { concurrency?: number | undefined; name?: string | undefined },
+  example: string,
+  defaultName: string,
+  policy: WaitPolicy,
+): StatefulCoordinator {
+  const { concurrency, name } = resolveLaneOptions(fn, options, example, defaultName)
+  const lanes = new KeyLanes(`${fn}()`, concurrency, policy)
+  let disposed = false
+  let self: StatefulCoordinator
+  self = makeCoordinator<StatefulCoordinator>(
+    name,
+    (ctx) => (disposed ? ctx.intent.skip('shutdown') : lanes.coordinate(ctx)),
+    undefined,
+    {
+      dispose: {
+        value: (): void => {
+          if (disposed) return
+          disposed = true
+          for (const waiter of lanes.drain()) {
+            waiter.answer.resolve(waiter.ctx.intent.skip('shutdown'))
+          }
+        },
+      },
+      resetAdmission: {
+        value: (): void => {
+          lanes.abandon()
+        },
+      },
+      coordinator: { get: () => self },
+    },
+  )
+  return self
+}
