@@ -16,9 +16,8 @@ export function ownPromise(task: TaskRecord): Promise<unknown> {
   if (task.own !== undefined) return task.own
   const outcome = task.outcome
   if (outcome === undefined) {
-    task.own = new Promise((resolve, reject) => {
+    task.own = new Promise((resolve) => {
       task.resolveOwn = resolve
-      task.rejectOwn = reject
     })
   } else {
     task.own =
@@ -32,16 +31,16 @@ export function ownPromise(task: TaskRecord): Promise<unknown> {
 /** The task ended: its own promise, if anyone made it, settles, once. */
 export function settleOwn(task: TaskRecord, outcome: Outcome<unknown>): void {
   const resolve = task.resolveOwn
-  const reject = task.rejectOwn
-  if (resolve === undefined || reject === undefined) return
+  if (resolve === undefined) return
   task.resolveOwn = undefined
-  task.rejectOwn = undefined
   if (outcome.status === 'success') resolve(outcome.value)
   else {
     // Whoever holds the own promise observes it; a merged call's caller
     // holds its peer's, so a rejection here must not count as unhandled.
+    // Settled by adopting a rejected promise: the record keeps one resolver,
+    // not two.
     handled(task.own!)
-    reject(outcome.error)
+    resolve(handled(Promise.reject(outcome.error)))
   }
 }
 

@@ -58,7 +58,6 @@ export interface TaskRecord {
   /** The task's own result as a promise, made on first use, with its resolvers while it is pending. */
   own: Promise<unknown> | undefined
   resolveOwn: ((value: unknown) => void) | undefined
-  rejectOwn: ((error: unknown) => void) | undefined
   /** What the caller receives instead of the own promise: a dispatch handler's answer, a shaper burst's promise. */
   caller: Promise<unknown> | undefined
   /** The async context kept for a body that starts later; the next attempt takes it. */

@@ -58,7 +58,6 @@ export class TaskRecord implements TaskRecordShape {
   /** The task's own result as a promise, made on first use, with its resolvers while it is pending. */
   own: Promise<unknown> | undefined = undefined
   resolveOwn: ((value: unknown) => void) | undefined = undefined
-  rejectOwn: ((error: unknown) => void) | undefined = undefined
   /** What the caller receives instead of the own promise: a dispatch handler's answer, a shaper burst's promise. */
   caller: Promise<unknown> | undefined = undefined
   /**
