@@ -61,6 +61,8 @@ export function formatEvent(event: CoordinationRecord): string {
       return `${intent} queued, ${String(event.position)} ahead`
     case 'coordination:orphaned-intent':
       return `${intent} decided nothing`
+    case 'coordination:dropped':
+      return `${intent} dropped while #${String(event.peerId)} runs`
   }
 }
 

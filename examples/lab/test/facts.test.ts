@@ -302,8 +302,16 @@ describe('exhaust', () => {
     ])
   })
 
-  it('events: none', () => {
-    expect(runOf('exhaust').events).toEqual([])
+  it('events: coordination:dropped ×3, each naming the running call', () => {
+    expect(runOf('exhaust').events).toEqual(
+      [2, 3, 4].map((intentId) => ({
+        type: 'coordination:dropped',
+        coordinator: 'exhaust',
+        intentId,
+        hash: HASH,
+        peerId: 1,
+      })),
+    )
   })
 })
 
