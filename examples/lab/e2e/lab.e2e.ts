@@ -260,7 +260,7 @@ describe('the web lab', () => {
       ])
     })
 
-    it('exhaust: 1 execution, cancelled exhaust-dropped ×3, those promises reject', async () => {
+    it('exhaust: 1 execution, cancelled exhaust-dropped ×3, those promises reject, coordination:dropped ×3', async () => {
       await pick('exhaust')
       const shown = await fire('built-ins')
       expect(shown.executions).toBe('1')
@@ -270,7 +270,11 @@ describe('the web lab', () => {
         row(3, 'cancelled', 'rejected CancelledError (exhaust-dropped)', 'exhaust-dropped'),
         row(4, 'cancelled', 'rejected CancelledError (exhaust-dropped)', 'exhaust-dropped'),
       ])
-      expect(shown.log).toEqual([])
+      expect(shown.log).toEqual([
+        logRow('dropped', 'exhaust', 2),
+        logRow('dropped', 'exhaust', 3),
+        logRow('dropped', 'exhaust', 4),
+      ])
     })
 
     it('keepLatest: 2 executions (#1, then #4), #2 and #3 superseded, resolving to #4’s value', async () => {
