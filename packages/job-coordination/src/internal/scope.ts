@@ -26,7 +26,7 @@ export class CoordinationScope {
    * Each indexed task's binding (whose hash it is indexed under), by task
    * id. Core hands a settle callback the task, so one callback serves every
    * indexed task and finds the binding here: a leader costs this entry
-   * (about 40 B) instead of a closure and its context (120 B). Keyed by the
+   * instead of a closure and its context, which is larger. Keyed by the
    * id, a number, not by the task object, for which the engine would first
    * have to create and store an identity hash.
    */

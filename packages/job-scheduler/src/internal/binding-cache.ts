@@ -50,8 +50,8 @@ export class InternedBinding {
 }
 
 /**
- * Bindings kept for reuse, at most this many (then forgotten all at once):
- * about 80 B each with its map entry, so 1.3 MB at most. A service usually
+ * Bindings kept for reuse, at most this many (then forgotten all at once),
+ * so the cache stays small (bench/README.md has its bytes). A service usually
  * sends several commands to one aggregate within a short time, and each of
  * them waiting behind its group then shares one binding instead of holding
  * its own.

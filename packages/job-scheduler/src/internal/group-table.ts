@@ -1,6 +1,6 @@
 /**
- * Up to this parallelism the table keeps an array slot per group key (4 to
- * 8 B a slot, so at most 128 KiB); above it, lookups go to the map.
+ * Up to this parallelism the table keeps an array slot per group key (one
+ * array element each); above it, lookups go to the map.
  */
 export const DENSE_GROUP_KEYS: number = 1 << 14
 
