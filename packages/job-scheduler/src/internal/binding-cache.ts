@@ -51,7 +51,8 @@ export class InternedBinding {
 
 /**
  * Bindings kept for reuse, at most this many (then forgotten all at once),
- * so the cache stays small (bench/README.md has its bytes). A service usually
+ * so the cache stays small (the README's "What a message costs on a runtime"
+ * has the bytes). A service usually
  * sends several commands to one aggregate within a short time, and each of
  * them waiting behind its group then shares one binding instead of holding
  * its own.
