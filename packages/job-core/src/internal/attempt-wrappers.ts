@@ -59,13 +59,13 @@ export function enterThroughWrappers(
     // The wrapper failed after the body entered: the attempt fails with its
     // error, but only once the body has left (its slot stays honest).
     const failure = wrapperError.error
-    if (settled.kind === 'returned' && isThenable(settled.value)) {
-      return Promise.resolve(settled.value).then(
-        () => Promise.reject(failure),
-        () => Promise.reject(failure),
-      )
+    const fail = (): never => {
+      throw failure
     }
-    throw failure
+    if (settled.kind === 'returned' && isThenable(settled.value)) {
+      return Promise.resolve(settled.value).then(fail, fail)
+    }
+    return fail()
   }
   return enterAt(0)
 }

@@ -33,14 +33,9 @@ export class RuntimeEventBus implements EventBus {
     return this.seq
   }
 
+  /** The kernel's own emit; what users and plugins emit is checked by {@link EventBusView} first. */
   emit(draft: RuntimeEventDraft | CustomEventDraft): void {
-    const listeners = this.listeners
-    if (listeners.length === 0) return
-    if (typeof draft?.type !== 'string') {
-      throw new TypeError(
-        'emit(event): an event needs a string `type`, e.g. { type: "app:ready" }.',
-      )
-    }
+    if (this.listeners.length === 0) return
     this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
   }
 
