@@ -45,6 +45,13 @@ describe('README bus walkthrough', () => {
       })
       return child
     })
+    // A worker that is still loading its modules dies of a SIGTERM instead of
+    // draining: send (and later stop) only once both say they consume.
+    await eventually(
+      () => errors.every((text) => text.includes('consuming sales.Order')),
+      30_000,
+      'both workers consuming',
+    )
     await run('node', [file, 'send'], { env, timeout: 30_000 })
     const lines = () => outputs.join('').trim().split('\n').filter(Boolean)
     await eventually(() => lines().length >= 15, 20_000, '15 handled')
