@@ -47,7 +47,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     return ownPromise(task)
   }
 
-  park(): void {
+  park(): Promise<unknown> {
     const task = this.#task
     if (task.state !== 'idle' || task.stage !== DISPATCH) {
       throw new IllegalStateError(
@@ -55,6 +55,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
       )
     }
     task.moveTo('parked:coordinator')
+    return ownPromise(task)
   }
 
   skip(reason: CancelReason, options?: CancelOptions): Promise<never> {
