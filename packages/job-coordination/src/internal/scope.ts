@@ -1,4 +1,4 @@
-import type { PluginHost, Runtime, Task } from '@vega/job-core'
+import { isTerminalState, type PluginHost, type Runtime, type Task } from '@vega/job-core'
 import type { CoordinationBinding } from './coordination-tag.js'
 
 /** Per-key state a strategy keeps (a serialize queue, a keepLatest slot). */
@@ -21,7 +21,7 @@ export class CoordinationScope {
    */
   private readonly first = new Map<string, Task<unknown>>()
   /** hash → its other live tasks, in order; only for keys with more than one. */
-  private readonly later = new Map<string, Set<Task<unknown>>>()
+  private readonly later = new Map<string, LaterTasks>()
   /**
    * Each indexed task's binding (whose hash it is indexed under), by task
    * id. Core hands a settle callback the task, so one callback serves every
@@ -37,7 +37,7 @@ export class CoordinationScope {
     if (binding === undefined) return
     this.bindings.delete(id)
     const hash = binding.hash
-    // Most keys have one live task: then there is no later set to look up,
+    // Most keys have one live task: then there is no later list to look up,
     // and a task its binding says leads is the key's first (skipping both
     // lookups leaves a leader's settle two Map operations).
     const later = this.later.size === 0 ? undefined : this.later.get(hash)
@@ -47,16 +47,18 @@ export class CoordinationScope {
       first = true
     } else first = this.first.get(hash) === task
     if (!first) {
-      if (later?.delete(task) === true && later.size === 0) this.later.delete(hash)
-    } else if (later === undefined) {
-      this.first.delete(hash)
-    } else {
-      // The next earliest moves to the front.
-      const [next] = later
-      later.delete(next!)
-      if (later.size === 0) this.later.delete(hash)
-      this.first.set(hash, next!)
+      if (later !== undefined && later.left() === 0) this.later.delete(hash)
+      return
     }
+    const next = later?.takeEarliest()
+    if (next === undefined) {
+      this.first.delete(hash)
+      if (later !== undefined) this.later.delete(hash)
+      return
+    }
+    // The next earliest moves to the front.
+    this.first.set(hash, next)
+    if (later!.live === 0) this.later.delete(hash)
   }
   /** store owner (one per stateful coordinator) → hash → state. */
   readonly stores: Map<object, Map<string, KeyState>> = new Map()
@@ -79,7 +81,7 @@ export class CoordinationScope {
     else {
       let later = this.later.get(hash)
       if (later === undefined) {
-        later = new Set()
+        later = new LaterTasks()
         this.later.set(hash, later)
       }
       later.add(task)
@@ -100,13 +102,68 @@ export class CoordinationScope {
     const first = this.first.get(hash)
     if (first === undefined) return []
     const peers = first === intent ? [] : [first]
-    const later = this.later.get(hash)
-    if (later !== undefined) for (const task of later) if (task !== intent) peers.push(task)
+    this.later.get(hash)?.collectLive(peers, intent)
     return peers
   }
 
   sizes(): { keys: number; tasks: number } {
     return { keys: this.first.size, tasks: this.bindings.size }
+  }
+}
+
+/**
+ * A key's live tasks after its first, in the order they were indexed. A
+ * task that settles is not searched for: it is counted out (`left`) and
+ * skipped when the front reaches it, and the list is rebuilt once most of
+ * it is settled, so a key with a thousand waiters costs O(1) per call and
+ * per settle, and never holds more than twice its live tasks.
+ */
+class LaterTasks {
+  private tasks: (Task<unknown> | undefined)[] = []
+  private head = 0
+  /** Indexed and neither settled nor taken to the front yet. */
+  live = 0
+
+  add(task: Task<unknown>): void {
+    this.tasks.push(task)
+    this.live++
+  }
+
+  /** One of them settled; returns how many are left. */
+  left(): number {
+    this.live--
+    const held = this.tasks.length - this.head
+    if (held > 32 && held > 2 * this.live) {
+      const kept: Task<unknown>[] = []
+      this.collectLive(kept, undefined)
+      this.tasks = kept
+      this.head = 0
+    }
+    return this.live
+  }
+
+  /** Takes out the earliest task that has not settled (the key's new first). */
+  takeEarliest(): Task<unknown> | undefined {
+    const tasks = this.tasks
+    while (this.head < tasks.length) {
+      const task = tasks[this.head]!
+      tasks[this.head] = undefined
+      this.head++
+      if (!isTerminalState(task.state)) {
+        this.live--
+        return task
+      }
+    }
+    return undefined
+  }
+
+  /** Appends the tasks that have not settled, but `except`, to `into`, in order. */
+  collectLive(into: Task<unknown>[], except: Task<unknown> | undefined): void {
+    const tasks = this.tasks
+    for (let i = this.head; i < tasks.length; i++) {
+      const task = tasks[i]!
+      if (task !== except && !isTerminalState(task.state)) into.push(task)
+    }
   }
 }
 
