@@ -28,6 +28,21 @@ interface LatestTurn {
 }
 
 /**
+ * Who waits in one key's lane, made when its first call parks: a key whose
+ * calls never meet costs none of it.
+ */
+class LaneWaiters {
+  /** Parked calls of the current generation, by task id: the only ones released. */
+  readonly parked = new Map<number, Call>()
+  /** `queue`: the current generation in call order; entries that already left are skipped. */
+  readonly order = new Fifo<Call>()
+  /** `latest`: the one waiting call, if any. */
+  latest: LatestTurn | undefined = undefined
+  /** Parked calls of an abandoned generation: never released; they leave when their task ends, or at dispose. */
+  readonly abandoned = new Map<number, Call>()
+}
+
+/**
  * One key's lane: how many admitted calls still have a body inside (or have
  * not ended yet), and who waits. A slot is given back when the call's task
  * has ended **and** its body has exited (`host.onExited`), never at settle:
@@ -44,14 +59,7 @@ interface LatestTurn {
 class KeyLane implements KeyState {
   /** Admitted calls whose task is live or whose body is still inside. */
   inside = 0
-  /** Parked calls of the current generation, by task id: the only ones released. */
-  private readonly parked = new Map<number, Call>()
-  /** `queue`: the current generation in call order; entries that already left are skipped. */
-  private readonly order = new Fifo<Call>()
-  /** `latest`: the one waiting call, if any. */
-  private latest: LatestTurn | undefined = undefined
-  /** Parked calls of an abandoned generation: never released; they leave when their task ends, or at dispose. */
-  private readonly abandoned = new Map<number, Call>()
+  private waiters: LaneWaiters | undefined = undefined
   private pumping = false
   private readonly exited: (task: Task<unknown>) => void
 
@@ -61,16 +69,20 @@ class KeyLane implements KeyState {
     private readonly hash: string,
   ) {
     this.exited = (task) => {
+      const waiters = this.waiters
       const id = task.id
-      if (this.parked.delete(id)) {
+      if (waiters === undefined) {
+        this.inside--
+        this.pump()
+      } else if (waiters.parked.delete(id)) {
         // Cancelled (or timed out) while parked: it leaves now rather than when reached.
-        const turn = this.latest
+        const turn = waiters.latest
         if (turn !== undefined && turn.call.task === task) {
-          this.latest = undefined
+          waiters.latest = undefined
           turn.answer.resolve(turn.own)
         }
         this.forgetIfIdle()
-      } else if (this.abandoned.delete(id)) {
+      } else if (waiters.abandoned.delete(id)) {
         this.forgetIfIdle()
       } else {
         this.inside--
@@ -81,11 +93,15 @@ class KeyLane implements KeyState {
 
   /** Calls parked behind this key, of every generation (inspection). */
   get waiting(): number {
-    return this.parked.size + this.abandoned.size
+    const waiters = this.waiters
+    return waiters === undefined ? 0 : waiters.parked.size + waiters.abandoned.size
   }
 
   get hasRoom(): boolean {
-    return this.parked.size === 0 && this.inside < this.lanes.concurrency
+    return (
+      (this.waiters === undefined || this.waiters.parked.size === 0) &&
+      this.inside < this.lanes.concurrency
+    )
   }
 
   admit(call: Call): Promise<unknown> {
@@ -102,17 +118,18 @@ class KeyLane implements KeyState {
     this.scope.track(call.binding, task)
     const own = call.park()
     this.scope.host.onExited(task, this.exited)
-    const position = this.parked.size
-    this.parked.set(task.id, call)
+    const waiters = (this.waiters ??= new LaneWaiters())
+    const position = waiters.parked.size
+    waiters.parked.set(task.id, call)
     if (this.lanes.policy === 'queue') {
-      this.order.push(call)
+      waiters.order.push(call)
       this.emitQueued(call, position)
       return own
     }
-    const turn = this.latest
+    const turn = waiters.latest
     if (turn === undefined) {
       const answer = deferred<unknown>()
-      this.latest = { call, own, answer }
+      waiters.latest = { call, own, answer }
       this.emitQueued(call, 0)
       return answer.promise
     }
@@ -128,61 +145,68 @@ class KeyLane implements KeyState {
 
   /** Releases waiters while there is room, then forgets the key if nothing is left. */
   pump(): void {
+    const waiters = this.waiters
     // A released body may end and exit synchronously and re-enter; the loop picks up the slack.
-    if (this.pumping) return
-    this.pumping = true
-    try {
-      while (this.inside < this.lanes.concurrency && this.parked.size > 0) {
-        const turn = this.latest
-        if (turn !== undefined) {
-          this.latest = undefined
-          this.parked.delete(turn.call.task.id)
+    if (waiters !== undefined && !this.pumping) {
+      this.pumping = true
+      try {
+        while (this.inside < this.lanes.concurrency && waiters.parked.size > 0) {
+          const turn = waiters.latest
+          if (turn !== undefined) {
+            waiters.latest = undefined
+            waiters.parked.delete(turn.call.task.id)
+            this.inside++
+            turn.answer.resolve(turn.call.proceed())
+            continue
+          }
+          const call = waiters.order.shift()
+          if (call === undefined) break
+          // Gone from `parked`: it ended while parked, and left then.
+          if (!waiters.parked.delete(call.task.id)) continue
           this.inside++
-          turn.answer.resolve(turn.call.proceed())
-          continue
+          call.proceed()
         }
-        const call = this.order.shift()
-        if (call === undefined) break
-        // Gone from `parked`: it ended while parked, and left then.
-        if (!this.parked.delete(call.task.id)) continue
-        this.inside++
-        call.proceed()
+      } finally {
+        this.pumping = false
       }
-    } finally {
-      this.pumping = false
     }
-    this.forgetIfIdle()
+    if (!this.pumping) this.forgetIfIdle()
   }
 
   /** Moves every waiter to the abandoned generation: nobody releases them any more. */
   abandon(): void {
-    const turn = this.latest
+    const waiters = this.waiters
+    if (waiters === undefined) return
+    const turn = waiters.latest
     if (turn !== undefined) {
       // Never released now: its callers get its own ending, whenever it comes.
-      this.latest = undefined
+      waiters.latest = undefined
       turn.answer.resolve(turn.own)
     }
-    for (const [id, call] of this.parked) this.abandoned.set(id, call)
-    this.parked.clear()
-    this.order.clear()
+    for (const [id, call] of waiters.parked) waiters.abandoned.set(id, call)
+    waiters.parked.clear()
+    waiters.order.clear()
   }
 
   /** Skips every waiter, of every generation, with `reason`. */
   skipAll(reason: string): void {
-    const turn = this.latest
-    this.latest = undefined
-    const calls = [...this.abandoned.values(), ...this.parked.values()]
-    this.order.clear()
-    for (const call of calls) {
-      // Its exit callback takes it out of `parked` or `abandoned`.
-      const skipped = call.skip(reason)
-      if (turn !== undefined && turn.call === call) turn.answer.resolve(skipped)
+    const waiters = this.waiters
+    if (waiters !== undefined) {
+      const turn = waiters.latest
+      waiters.latest = undefined
+      const calls = [...waiters.abandoned.values(), ...waiters.parked.values()]
+      waiters.order.clear()
+      for (const call of calls) {
+        // Its exit callback takes it out of `parked` or `abandoned`.
+        const skipped = call.skip(reason)
+        if (turn !== undefined && turn.call === call) turn.answer.resolve(skipped)
+      }
     }
     this.forgetIfIdle()
   }
 
   forgetIfIdle(): void {
-    if (this.inside === 0 && this.parked.size === 0 && this.abandoned.size === 0) {
+    if (this.inside === 0 && this.waiting === 0) {
       this.lanes.store.delete(this.scope, this.hash, this)
     }
   }
