@@ -34,8 +34,11 @@ export function addCallback(
   first = false,
 ): () => void {
   const extras = extrasOf(task)
-  const callbacks = (extras[list] ??= [])
-  if (first) callbacks.unshift(callback)
+  const callbacks = extras[list]
+  // Most tasks get one callback per list: an array literal holds exactly
+  // one, where pushing onto an empty array reserves room for seventeen.
+  if (callbacks === undefined) extras[list] = [callback]
+  else if (first) callbacks.unshift(callback)
   else callbacks.push(callback)
   return () => {
     const current = extras[list]
