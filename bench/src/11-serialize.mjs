@@ -3,11 +3,18 @@
 // key; peers: p-limit(1) per key, RxJS concatMap per key.
 
 import { createSerializeCoordinator } from '@vega/job-coordination'
-import { createRuntime, run } from '@vega/job-core'
 import pLimit from 'p-limit'
 import { concatMap, Subject } from 'rxjs'
 import { check } from './harness.mjs'
-import { Counters, checkSettled, KEYS, settleAll, vegaBurst } from './strategies.mjs'
+import {
+  Counters,
+  checkSettled,
+  FLOOR_TASK_PER_CALL,
+  KEYS,
+  settleAll,
+  taskPerCallFloor,
+  vegaBurst,
+} from './strategies.mjs'
 
 const VEGA = '@vega serialize'
 
@@ -97,18 +104,7 @@ export default {
         return { counters, outcomes: await settleAll(promises), runtime }
       },
     },
-    {
-      // What a call costs the kernel before any coordination: the floor under every strategy.
-      name: 'floor: a task per call, no coordinator',
-      info: true,
-      async run(n) {
-        const counters = new Counters(KEYS)
-        const runtime = createRuntime()
-        const promises = new Array(n)
-        for (let i = 0; i < n; i++) promises[i] = run(runtime, () => counters.body(i)).promise
-        return { counters, outcomes: await settleAll(promises), floor: true }
-      },
-    },
+    taskPerCallFloor,
   ],
   verify(_peer, result, n) {
     checkSettled(result, n)
@@ -143,7 +139,7 @@ export default {
     { label: 'serialize ≤ 2× the hand chain', subject: VEGA, kind: 'ratio', max: 2 },
     {
       label: 'floor: a task per call vs the hand chain (info)',
-      subject: 'floor: a task per call, no coordinator',
+      subject: FLOOR_TASK_PER_CALL,
       kind: 'relative',
       to: 'hand promise chain per key',
     },

@@ -8,7 +8,15 @@
 // at once), awaits one resolved promise, and returns its call index.
 
 import { inspectCoordination, installCoordination, withCoordinator } from '@vega/job-coordination'
-import { createRuntime, inspect, isCancelledError, run } from '@vega/job-core'
+import {
+  createRuntime,
+  createTaskTag,
+  hashKey,
+  inspect,
+  isCancelledError,
+  run,
+  tagTaskFn,
+} from '@vega/job-core'
 import { check } from './harness.mjs'
 
 export const KEYS = 100
@@ -103,4 +111,49 @@ export async function oneAfterAnother(n, call) {
   const outcomes = new Array(n)
   for (let i = 0; i < n; i++) outcomes[i] = { value: await call(i) }
   return outcomes
+}
+
+/** The name of {@link taskPerCallFloor}'s row. */
+export const FLOOR_TASK_PER_CALL = 'floor: a task per call, no coordinator'
+
+/**
+ * What a call costs the kernel before any coordination: one plain task per
+ * call, all issued in the burst. No strategy that makes every call a task
+ * (as every strategy here must: each call has a state and a promise) can
+ * cost less; verify() skips the strategy's own checks for it (`floor`).
+ */
+export const taskPerCallFloor = {
+  name: FLOOR_TASK_PER_CALL,
+  info: true,
+  async run(n) {
+    const counters = new Counters(KEYS)
+    const runtime = createRuntime()
+    const promises = new Array(n)
+    for (let i = 0; i < n; i++) promises[i] = run(runtime, () => counters.body(i)).promise
+    return { counters, outcomes: await settleAll(promises), floor: true }
+  },
+}
+
+const bareTag = createTaskTag('bareProceed', { key: (binding) => binding.hash })
+const bareProceed = {
+  name: 'bareProceed',
+  install(host) {
+    host.claim(bareTag, (request) => request.proceed())
+  },
+}
+
+/**
+ * A task per call bound to a key the way `withCoordinator` binds it (a tag
+ * and the key's hash, made per call) and decided by a bare plugin that
+ * proceeds every call: what binding per call and the dispatch seam cost
+ * before coordination does anything. Called one after another.
+ */
+export async function boundPerCallFloor(n, counters) {
+  const runtime = createRuntime({ plugins: [bareProceed] })
+  const call = (i) =>
+    run(
+      runtime,
+      tagTaskFn(() => counters.body(i), bareTag, { hash: hashKey(['k', i % KEYS]) }),
+    ).promise
+  return oneAfterAnother(n, call)
 }
