@@ -47,10 +47,11 @@ export function createTask(
 }
 
 /**
- * After the pipeline went as far as it could inside `run()`: a task that
- * has to wait keeps the async context of this call for its body.
+ * After the pipeline went as far as it could inside `run()`, the task keeps
+ * what this call gives it: a task still idle takes this moment as its time,
+ * and a task that has to wait keeps the call's async context for its body.
  */
-export function keepCallerContext(task: TaskRecord): void {
+export function keepCallerTimeAndContext(task: TaskRecord): void {
   const core = task.core
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs
