@@ -104,7 +104,7 @@ describe('plugins and the dispatch seam', () => {
     expect(log).toContain(`decide #${skipped.id} skip`)
   })
 
-  it("park() returns the task's own promise: the caller gets the outcome however the task ends, and it does not count as observing it", async () => {
+  it("request.result is the task's own promise: a handler that parks answers with it, the caller gets the outcome however the task ends, and reading it does not count as observing it", async () => {
     const parkTag = createTaskTag<{ release: 'proceed' | 'cancel' | 'never' }>('installParker')
     const parked: {
       release: string
@@ -117,7 +117,8 @@ describe('plugins and the dispatch seam', () => {
           name: 'installParker',
           install(host) {
             host.claim(parkTag, (request) => {
-              const own = request.park()
+              request.park()
+              const own = request.result
               parked.push({ release: request.binding.release, own, request })
               return own
             })
@@ -148,7 +149,7 @@ describe('plugins and the dispatch seam', () => {
       'parked:coordinator',
       'parked:coordinator',
     ])
-    // What proceed returns is the promise park returned.
+    // What proceed returns is that same promise.
     for (const entry of parked) {
       if (entry.release !== 'cancel') expect(entry.request.proceed()).toBe(entry.own)
     }
@@ -157,7 +158,7 @@ describe('plugins and the dispatch seam', () => {
     await expect(cancelled).rejects.toMatchObject({ reason: 'abort' })
     await flush()
     expect(failed.state).toBe('error')
-    // The failed task's promise was only handed out by park(), never read: it is reported.
+    // The failed task's promise was only handed out as request.result, never read: it is reported.
     expect(unobserved).toHaveLength(1)
     expect((unobserved[0] as Error).message).toBe('nobody awaits me')
     expect(await settle(failed)).toMatchObject({ status: 'error' })

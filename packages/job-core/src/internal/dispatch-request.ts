@@ -47,7 +47,7 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     return ownPromise(task)
   }
 
-  park(): Promise<unknown> {
+  park(): void {
     const task = this.#task
     if (task.state !== 'idle' || task.stage !== DISPATCH) {
       throw new IllegalStateError(
@@ -55,7 +55,10 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
       )
     }
     task.moveTo('parked:coordinator')
-    return ownPromise(task)
+  }
+
+  get result(): Promise<unknown> {
+    return ownPromise(this.#task)
   }
 
   skip(reason: CancelReason, options?: CancelOptions): Promise<never> {
