@@ -171,7 +171,7 @@ const laneModelTag = createTaskTag<LaneBinding>('installLaneModel', {
 /**
  * serialize and keepLatest on core's plugin seam, written plainly: an array
  * per key, searched on every exit. A serialize caller holds the task's own
- * promise (what `park()` returns); a keepLatest caller holds a promise per
+ * promise (`request.result`); a keepLatest caller holds a promise per
  * waiting turn, which a newer call takes over.
  */
 function laneModel(concurrency: number): Plugin {
@@ -221,7 +221,7 @@ function laneModel(concurrency: number): Plugin {
           lanes.set(hash, lane)
         }
         if (lane.waiting.length === 0 && lane.inside < concurrency) return start(hash, request)
-        const own = request.park()
+        request.park()
         // A newer keepLatest call takes over the waiting call's promise: its
         // caller, and every caller before it, gets the newer call's outcome.
         const superseded = name === 'keepLatest' ? lane.waiting.shift() : undefined
@@ -238,14 +238,14 @@ function laneModel(concurrency: number): Plugin {
           }
           ownLane.waiting.splice(at, 1)
           // Cancelled while waiting: its callers get its own ending.
-          waiting.answer?.resolve(own)
+          waiting.answer?.resolve(request.result)
           if (ownLane.inside === 0 && ownLane.waiting.length === 0) lanes.delete(hash)
         })
         emitQueued(request, position)
         if (superseded !== undefined) {
           superseded.request.skip('superseded', { cancelledBy: request.task.id })
         }
-        return answer === undefined ? own : answer.promise
+        return answer === undefined ? request.result : answer.promise
       })
     },
   }

@@ -22,8 +22,6 @@ type Call = DispatchRequest<CoordinationBinding>
  */
 interface LatestTurn {
   call: Call
-  /** The waiting call's own result promise (what `park()` returned). */
-  own: Promise<unknown>
   readonly answer: Deferred<unknown>
 }
 
@@ -51,8 +49,8 @@ class LaneWaiters {
  *
  * A parked call is its own waiter: the lane keeps the kernel's request in
  * `parked` (by task id) and, under `queue`, in call order in `order`; its
- * caller holds the task's own promise, so releasing it is `proceed()` and
- * nothing else. One exit callback per lane serves every call: a task that
+ * caller holds the task's own promise (`request.result`), so releasing it is
+ * `proceed()` and nothing else. One exit callback per lane serves every call: a task that
  * ends while still in `parked` or `abandoned` leaves the lane; any other
  * was admitted, and its exit frees a slot.
  */
@@ -79,7 +77,7 @@ class KeyLane implements KeyState {
         const turn = waiters.latest
         if (turn !== undefined && turn.call.task === task) {
           waiters.latest = undefined
-          turn.answer.resolve(turn.own)
+          turn.answer.resolve(turn.call.result)
         }
         this.forgetIfIdle()
       } else if (waiters.abandoned.delete(id)) {
@@ -116,7 +114,7 @@ class KeyLane implements KeyState {
   park(call: Call): Promise<unknown> {
     const task = call.task
     this.scope.track(call.binding, task)
-    const own = call.park()
+    call.park()
     this.scope.host.onExited(task, this.exited)
     const waiters = (this.waiters ??= new LaneWaiters())
     const position = waiters.parked.size
@@ -124,22 +122,24 @@ class KeyLane implements KeyState {
     if (this.lanes.policy === 'queue') {
       waiters.order.push(call)
       this.emitQueued(call, position)
-      return own
+      // Its caller follows the task's own outcome, whichever way it ends.
+      return call.result
     }
     const turn = waiters.latest
     if (turn === undefined) {
       const answer = deferred<unknown>()
-      waiters.latest = { call, own, answer }
+      waiters.latest = { call, answer }
       this.emitQueued(call, 0)
       return answer.promise
     }
     // The newer call takes the turn; the one it supersedes ends, and its
-    // caller already holds the turn's answer, which now follows the newer call.
+    // caller already holds the turn's answer, which now follows the newer
+    // call. Ended as the newer call's peer, not skipped: nobody needs the
+    // superseded task's own promise, so none is made.
     const superseded = turn.call
     turn.call = call
-    turn.own = own
     this.emitQueued(call, 0)
-    superseded.skip('superseded', { cancelledBy: task.id })
+    call.cancelPeer(superseded.task, 'superseded')
     return turn.answer.promise
   }
 
@@ -181,7 +181,7 @@ class KeyLane implements KeyState {
     if (turn !== undefined) {
       // Never released now: its callers get its own ending, whenever it comes.
       waiters.latest = undefined
-      turn.answer.resolve(turn.own)
+      turn.answer.resolve(turn.call.result)
     }
     for (const [id, call] of waiters.parked) waiters.abandoned.set(id, call)
     waiters.parked.clear()
