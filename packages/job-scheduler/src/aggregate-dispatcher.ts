@@ -270,8 +270,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       this.groups.delete(group.key)
       return
     }
-    const counters = queue.headTag()
-    const waited = now - queue.headTime()
+    const counters = queue.headCounters()
+    const waited = now - queue.headEnqueuedAt()
     const exchange = queue.shift() as E
     group.busy = true
     group.exchange = exchange
