@@ -63,6 +63,15 @@ describe('a failover on a Redis Cluster with replicas', () => {
     const s = onCluster()
     const client = s.redis as unknown as Cluster
     const key = 'doc-7'
+    // Replicas show in CLUSTER SLOTS once they joined their primary.
+    await until(
+      async () =>
+        await servers(client, `${s.prefix}:{"${key}"}:fence`).then(
+          () => true,
+          () => false,
+        ),
+      'a replica for every primary',
+    )
     const { primary, replica } = await servers(client, `${s.prefix}:{"${key}"}:fence`)
     const replicaAdmin = new Redis(replica, '127.0.0.1')
     await until(

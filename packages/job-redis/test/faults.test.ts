@@ -146,6 +146,7 @@ for (const where of ['one primary', 'a 3-primary Redis Cluster'] as Place[]) {
       const aborted = a.of('aborted').find((m) => m.n === held)
       expect(aborted?.reason).toEqual(expect.objectContaining({ name: 'LeaseLostError' }))
       // The paused body was still inside while the new holder ran: fencing is what protects the write.
+      await b.waitFor((m) => m.t === 'token' && m.n === next, WAIT, 'the next holder’s token')
       expect(b.of('token')[0]!.fence as number).toBeGreaterThan(a.of('token')[0]!.fence as number)
       const sb = await b.settled(next, WAIT)
       expect(sb.promise).toEqual({ status: 'resolved', value: 'b' })
