@@ -129,12 +129,16 @@ export class Cluster implements WaiterRegistry {
     const listening: Listening = { channel: this.io.channel(hash), wanted: 1, linger: undefined }
     this.listening.set(hash, listening)
     this.channels.set(listening.channel, hash)
-    subscriber.ssubscribe(listening.channel).then(
-      () => {
-        if (this.listening.get(hash) === listening) this.recheck(hash)
-      },
-      () => {},
-    )
+    const subscribed = () => {
+      if (this.listening.get(hash) === listening) this.recheck(hash)
+    }
+    // Not subscribed: the key's next waiter tries again; until then its waiters poll on their floor.
+    const failed = () => this.forget(hash, listening)
+    try {
+      subscriber.ssubscribe(listening.channel).then(subscribed, failed)
+    } catch {
+      failed() // a cluster client that does not know the slot's node yet may throw
+    }
   }
 
   /**
@@ -168,10 +172,16 @@ export class Cluster implements WaiterRegistry {
   }
 
   private stopListening(hash: string, listening: Listening): void {
-    if (this.listening.get(hash) !== listening) return
+    if (this.forget(hash, listening))
+      this.subscriber?.sunsubscribe(listening.channel).catch(() => {})
+  }
+
+  private forget(hash: string, listening: Listening): boolean {
+    if (this.listening.get(hash) !== listening) return false
+    if (listening.linger !== undefined) clearTimeout(listening.linger)
     this.listening.delete(hash)
     this.channels.delete(listening.channel)
-    this.subscriber?.sunsubscribe(listening.channel).catch(() => {})
+    return true
   }
 
   async close(): Promise<void> {
