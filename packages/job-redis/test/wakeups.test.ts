@@ -9,7 +9,7 @@
 // Redis Cluster of three primaries (sharded subscribers, one per primary).
 
 import { withCoordinator } from '@vega/job-coordination'
-import { type Runtime, run, shutdown } from '@vega/job-core'
+import { type Runtime, run, settle, shutdown } from '@vega/job-core'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
@@ -221,3 +221,94 @@ for (const where of ['one server', 'a 3-primary Redis Cluster'] as Place[]) {
     })
   })
 }
+
+describe('a process that hears nothing (its subscriber never connects)', () => {
+  /** A process whose subscriber points at a closed port: every message to it is lost. */
+  function deaf(prefix: string, leaseMs: number): Setup {
+    const redis = new Redis(server.url, { maxRetriesPerRequest: null })
+    redis.duplicate = (() => {
+      const nowhere = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: null })
+      nowhere.on('error', () => {})
+      return nowhere
+    }) as Redis['duplicate']
+    const value = setup('', { redis, prefix, leaseMs })
+    opened.push(value)
+    return value
+  }
+
+  it('serialize: a hand-off it never hears is found at its next re-check (the key is in its name)', async () => {
+    const prefix = `wd${process.pid}`
+    const holder = process_('one server', prefix, 900)
+    const waiter = deaf(prefix, 900)
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    await hold(holder.runtime, holder, 'k', gate)
+    const call = run(
+      waiter.runtime,
+      withCoordinator(async () => 'handed', waiter.cluster.serialize, { key: 'k' }),
+    )
+    await queued(waiter, 1)
+    open()
+    expect(await call).toBe('handed')
+    await Promise.all([holder, waiter].map((p) => shutdown(p.runtime)))
+    expect(await keysOf(holder.redis, prefix)).toEqual([`${prefix}:{"k"}:fence`])
+  })
+
+  it('keepLatest: superseded by a newer call it never heard of, it ends superseded at its next re-check and does not come back ahead of the newer call', async () => {
+    const prefix = `wl${process.pid}`
+    const holder = process_('one server', prefix, 900)
+    const older = deaf(prefix, 900)
+    const newer = process_('one server', prefix, 900)
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    const ran: string[] = []
+    const entered = new Promise<void>((resolve) => {
+      void run(
+        holder.runtime,
+        withCoordinator(
+          async () => {
+            ran.push('holder')
+            resolve()
+            await gate
+          },
+          holder.cluster.keepLatest,
+          { key: 'k' },
+        ),
+      )
+    })
+    await entered
+    const olderCall = run(
+      older.runtime,
+      withCoordinator(
+        async () => {
+          ran.push('older')
+        },
+        older.cluster.keepLatest,
+        { key: 'k' },
+      ),
+    )
+    await queued(older, 1)
+    const newerCall = run(
+      newer.runtime,
+      withCoordinator(
+        async () => {
+          ran.push('newer')
+        },
+        newer.cluster.keepLatest,
+        { key: 'k' },
+      ),
+    )
+    await queued(newer, 1)
+    const outcome = await settle(olderCall)
+    expect(outcome.status).toBe('cancelled')
+    expect(olderCall.cancelReason).toBe('superseded')
+    open()
+    await newerCall
+    expect(ran).toEqual(['holder', 'newer'])
+    await Promise.all([holder, older, newer].map((p) => shutdown(p.runtime)))
+  })
+})
