@@ -1,5 +1,4 @@
-import type { StartGate } from '../types/backend.js'
-import type { RuntimeCore } from './model.js'
+import type { Backend, StartGate } from '../types/backend.js'
 import type { RateLimiter } from './rate-limit.js'
 
 /**
@@ -24,7 +23,10 @@ export class KernelGate implements StartGate {
  * Lifts a pause (`resume`, and a draining `shutdown`, which must let queued
  * work run): whatever fits starts before it returns. A no-op when not paused.
  */
-export function liftPause(core: RuntimeCore): void {
+export function liftPause(core: {
+  readonly gate: KernelGate | undefined
+  readonly backend: Pick<Backend, 'setGate' | 'wake'>
+}): void {
   const gate = core.gate
   if (gate === undefined || !gate.paused) return
   gate.paused = false
