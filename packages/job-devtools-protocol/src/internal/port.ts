@@ -1,9 +1,5 @@
 import { type ControlMessage, isControlMessage } from '../control-message.js'
-import type {
-  ClosableTransport,
-  MessageEventLike,
-  MessagePortLike,
-} from '../transports/message-port.js'
+import type { ClosableTransport, MessageEventLike, MessagePortLike } from '../transport.js'
 
 // Shared by the MessagePort and BroadcastChannel transports.
 export function portTransport(port: MessagePortLike, onClose: () => void): ClosableTransport {

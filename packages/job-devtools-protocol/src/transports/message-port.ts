@@ -1,53 +1,9 @@
 import type { ControlMessage } from '../control-message.js'
 import { type Envelope, isEnvelope } from '../envelope.js'
 import { assertPort, portTransport } from '../internal/port.js'
-import type { Transport } from '../transport.js'
+import type { ClosableTransport, MessageEventLike, MessagePortLike } from '../transport.js'
 
-/**
- * What the port transports need: `postMessage` and `message` events. A DOM
- * `MessagePort`, a `BroadcastChannel`, a `Worker`, Node's `worker_threads`
- * ports and a wrapped `window` all fit.
- *
- * @example
- * ```ts
- * const { port1, port2 } = new MessageChannel()
- * const producerSide: MessagePortLike = port1
- * ```
- */
-export interface MessagePortLike {
-  postMessage(message: unknown): void
-  addEventListener(type: 'message', listener: (event: MessageEventLike) => void): void
-  removeEventListener(type: 'message', listener: (event: MessageEventLike) => void): void
-  /** Called when present: a `MessagePort` delivers nothing until started. */
-  start?(): void
-}
-
-/**
- * The part of a `MessageEvent` the port transports read.
- *
- * @example
- * ```ts
- * const onMessage = (event: MessageEventLike) => console.log(event.data)
- * ```
- */
-export interface MessageEventLike {
-  readonly data: unknown
-}
-
-/**
- * A transport with a `close()`: it stops listening (and, when it created the
- * channel itself, closes the channel).
- *
- * @example
- * ```ts
- * const transport: ClosableTransport = createMessagePortTransport(port)
- * transport.close()
- * ```
- */
-export interface ClosableTransport extends Transport {
-  onMessage(handler: (message: ControlMessage) => void): () => void
-  close(): void
-}
+export type { ClosableTransport, MessageEventLike, MessagePortLike }
 
 /**
  * A transport over a `postMessage`-style port: each batch is posted as one

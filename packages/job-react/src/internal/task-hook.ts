@@ -7,7 +7,7 @@ import {
   type TaskFn,
   type TaskState,
 } from '@vega/job-core'
-import type { TaskBody, UseTaskHandle, UseTaskOptions } from '../use-task.js'
+import type { TaskBody, UseTaskHandle, UseTaskOptions } from '../use-task-types.js'
 import { describe } from './describe.js'
 import type { RuntimeStore } from './runtime-store.js'
 

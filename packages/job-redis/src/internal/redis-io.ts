@@ -7,18 +7,18 @@ import { RedisUnavailableError } from '../errors.js'
 import { type Answer, boundedTo } from './bounded.js'
 import {
   ACQUIRE_ARGV,
+  type AcquireMode,
   acquireArgs,
   holdersPart,
   LEAVE_KEYS,
   leaveArgs,
   RELEASE_KEYS,
+  type ReleaseKind,
   releaseArgs,
 } from './script-args.js'
 import { scripts } from './scripts.js'
 
-export type { Answer }
-
-export type AcquireMode = 'queue' | 'latest' | 'try' | 'take' | 'lead'
+export type { AcquireMode, Answer, ReleaseKind }
 
 export type AcquireReply =
   | {
@@ -31,8 +31,6 @@ export type AcquireReply =
   | { readonly kind: 'result'; readonly payload: string }
   /** A keepLatest waiter asked again and found itself out of the line: a newer call took its place. */
   | { readonly kind: 'superseded' }
-
-export type ReleaseKind = 'plain' | 'wake' | 'result'
 
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000

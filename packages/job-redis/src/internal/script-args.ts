@@ -1,4 +1,8 @@
-import type { AcquireMode, ReleaseKind } from './redis-io.js'
+/** How a call asks for a key: the acquire script's mode. */
+export type AcquireMode = 'queue' | 'latest' | 'try' | 'take' | 'lead'
+
+/** How a holder gives a key back: the release script's kind. */
+export type ReleaseKind = 'plain' | 'wake' | 'result'
 
 // The KEYS then ARGV of the coordination scripts, one array per call (see
 // the tables in scripts.ts): the layout is the protocol between processes.
