@@ -16,10 +16,13 @@ afterAll(async () => {
 
 describe('the aggregate bus when Redis restarts', () => {
   it('send fails clearly while Redis is down; consumers recover by themselves with newer fences', async () => {
+    // Bounds wide enough that a loaded machine answers every send while Redis
+    // is up (a send that times out then may still land later, which the
+    // order check below could not tell from a reorder).
     const { bus, close } = busSetup(server.url, {
       partitions: 2,
-      leaseMs: 300,
-      connectTimeoutMs: 200,
+      leaseMs: 1000,
+      connectTimeoutMs: 800,
     })
     const rec = recorder()
     const consumer = bus.consume('sales.Order', rec.handle)
