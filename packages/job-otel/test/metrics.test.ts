@@ -1,11 +1,11 @@
+import { DataPointType } from '@opentelemetry/sdk-metrics'
 import {
   dedupeCoordinator,
   exhaustCoordinator,
   installCoordination,
   withCoordinator,
 } from '@vega/job-coordination'
-import { createRuntime, createTestClock, run, settle } from '@vega/job-core'
-import { DataPointType, InstrumentType } from '@opentelemetry/sdk-metrics'
+import { createRuntime, createTestClock, run, settle, type Task } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import { installTracing } from '../src/index.js'
 import { createOtel, deferred, histogram, points } from './support.js'
@@ -113,7 +113,7 @@ describe('metrics', () => {
     installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
     const gate = deferred()
     const submit = withCoordinator(() => gate.promise, exhaustCoordinator, { key: 'submit' })
-    const tasks = [
+    const tasks: Task<unknown>[] = [
       run(runtime, async () => 1, { label: 'success' }),
       run(
         runtime,
@@ -156,15 +156,15 @@ describe('metrics', () => {
         .map((metric) => [
           metric.descriptor.name,
           {
-            type: metric.descriptor.type,
             unit: metric.descriptor.unit,
             points: metric.dataPointType,
-            ...(metric.dataPointType === DataPointType.SUM ? { monotonic: metric.isMonotonic } : {}),
+            ...(metric.dataPointType === DataPointType.SUM
+              ? { monotonic: metric.isMonotonic }
+              : {}),
           },
         ]),
     )
     const histogramOf = (unit: string) => ({
-      type: InstrumentType.HISTOGRAM,
       unit,
       points: DataPointType.HISTOGRAM,
     })
@@ -173,7 +173,6 @@ describe('metrics', () => {
       'vega.job.wait.duration': histogramOf('s'),
       'vega.job.attempts': histogramOf('{attempt}'),
       'vega.job.tasks': {
-        type: InstrumentType.OBSERVABLE_UP_DOWN_COUNTER,
         unit: '{task}',
         points: DataPointType.SUM,
         monotonic: false,

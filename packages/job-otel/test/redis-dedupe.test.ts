@@ -73,7 +73,10 @@ afterAll(async () => {
 
 /** Forks the leader process and waits until it is ready; `next(t)` resolves with its next message of type `t`. */
 async function startLeader(prefix: string) {
-  const child = fork(CHILD, [], { stdio: 'inherit', env: { ...process.env, JOB_OTEL_BUNDLE: BUNDLE } })
+  const child = fork(CHILD, [], {
+    stdio: 'inherit',
+    env: { ...process.env, JOB_OTEL_BUNDLE: BUNDLE },
+  })
   children.push(child)
   const next = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
@@ -83,7 +86,9 @@ async function startLeader(prefix: string) {
         resolve(message as T)
       }
       child.on('message', onMessage)
-      child.once('exit', (code) => reject(new Error(`the leader exited (${code}) before '${type}'`)))
+      child.once('exit', (code) =>
+        reject(new Error(`the leader exited (${code}) before '${type}'`)),
+      )
     })
   const ready = next('ready')
   child.send({ cmd: 'init', url: server.url, prefix })
@@ -245,7 +250,11 @@ describe('dedupeTraceContext on its own', () => {
     const task = run(runtime, () => new Promise<void>((resolve) => (release = resolve)), {
       label: 'held',
     })
-    for (const bad of ['', 'not a traceparent', '00-00000000000000000000000000000000-b7ad6b7169203331-01'])
+    for (const bad of [
+      '',
+      'not a traceparent',
+      '00-00000000000000000000000000000000-b7ad6b7169203331-01',
+    ])
       dedupeTraceContext.joined({ runtime, task }, bad)
     dedupeTraceContext.joined(
       { runtime, task },

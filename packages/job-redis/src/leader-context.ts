@@ -34,10 +34,10 @@ export interface CoordinatedCall {
  *   returned. A call that joins a leader of its own runtime never gets here:
  *   it shares the leader's task there, without Redis.
  *
- * Both run inside the coordinator, like the body of a coordinator: one that
- * throws, or a `lead` that returns something else, fails that call (`error`,
- * with that error or a `TypeError` naming the value) rather than losing the
- * context silently.
+ * Both run inside the coordinator: one that throws, or a `lead` that returns
+ * something else, fails the call it was asked about (`error`, with that
+ * error or a `TypeError` naming the value), as a coordinator that throws
+ * does, rather than losing the context silently.
  *
  * @example
  * ```ts

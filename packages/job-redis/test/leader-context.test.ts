@@ -169,9 +169,12 @@ describe('leaderContext: what a dedupe leader carries to the callers that join i
       a.cluster.restart,
       a.cluster.keepLatest,
     ]) {
-      expect(await run(a.runtime, withCoordinator(async () => 1, coordinator, { key: 'k' }))).toBe(
-        1,
-      )
+      expect(
+        await run(
+          a.runtime,
+          withCoordinator(async () => 1, coordinator, { key: 'k' }),
+        ),
+      ).toBe(1)
     }
     expect(inA.leads).toEqual([])
   })
@@ -213,7 +216,10 @@ describe('leaderContext that misbehaves fails the call it was asked about, clear
     [null, 'null'],
     [{ traceparent: '00-…' }, 'an object'],
     ['00-abc\n', '"00-abc\\n" (with a control character)'],
-    ['x'.repeat(LEADER_CONTEXT_MAX_LENGTH + 1), `a string of ${LEADER_CONTEXT_MAX_LENGTH + 1} characters`],
+    [
+      'x'.repeat(LEADER_CONTEXT_MAX_LENGTH + 1),
+      `a string of ${LEADER_CONTEXT_MAX_LENGTH + 1} characters`,
+    ],
   ])('lead returns %#: a TypeError naming the option and the value', async (bad, shown) => {
     const { task, outcome } = await failing(() => bad)
     expect(outcome.status).toBe('error')

@@ -57,7 +57,8 @@ export function tellJoined(cluster: Cluster, where: Located, leader: string): vo
 function describeContext(value: unknown): string {
   if (typeof value === 'string') {
     if (value.length > LEADER_CONTEXT_MAX_LENGTH) return `a string of ${value.length} characters`
-    const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}…` : JSON.stringify(value)
+    const shown =
+      value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}…` : JSON.stringify(value)
     return `${shown} (with a control character)`
   }
   if (value === null) return 'null'
