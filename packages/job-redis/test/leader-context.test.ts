@@ -10,6 +10,7 @@ import {
   createRedisCoordination,
   LEADER_CONTEXT_MAX_LENGTH,
   type LeaderContext,
+  LeaseLostError,
 } from '../src/index.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, type Setup, setup, uniquePrefix } from './support.js'
@@ -52,8 +53,21 @@ function recording(lead: (call: CoordinatedCall) => string | undefined = context
 
 const contextOf = (call: CoordinatedCall) => `${call.runtime.name} task ${call.task.id}`
 
+function deferred<T = void>() {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>((res) => {
+    resolve = res
+  })
+  return { promise, resolve }
+}
+
 /** A leader in `a` whose body runs until released, and a call in `b` that joins it through Redis. */
-async function leadAndJoin(a: Setup, b: Setup, key = 'k') {
+async function leadAndJoin(
+  a: Setup,
+  b: Setup,
+  key = 'k',
+  joinerBody: () => Promise<string> = async () => 'joiner ran',
+) {
   let release!: (value: string) => void
   let entered = false
   const leader = run(
@@ -74,9 +88,9 @@ async function leadAndJoin(a: Setup, b: Setup, key = 'k') {
   const joiner = run(
     b.runtime,
     withCoordinator(
-      async () => {
+      () => {
         joinerRan = true
-        return 'joiner ran'
+        return joinerBody()
       },
       b.cluster.dedupe,
       { key },
@@ -177,6 +191,54 @@ describe('leaderContext: what a dedupe leader carries to the callers that join i
       ).toBe(1)
     }
     expect(inA.leads).toEqual([])
+  })
+})
+
+describe('leaderContext when a leader dies', () => {
+  it('the waiting call that takes over carries its own context: a caller that joins it then is told that one', async () => {
+    const prefix = uniquePrefix()
+    const inA = recording()
+    const inB = recording()
+    const inC = recording()
+    const a = named('A', inA.leaderContext, prefix)
+    const b = named('B', inB.leaderContext, prefix)
+    const c = named('C', inC.leaderContext, prefix)
+    // B waits for A's value; then A's process is gone (its client closed: no renewal, no release).
+    const bEntered = deferred()
+    const bRelease = deferred<string>()
+    const { leader: fromA, joiner: fromB } = await leadAndJoin(a, b, 'k', () => {
+      bEntered.resolve()
+      return bRelease.promise
+    })
+    const lostA = settle(fromA)
+    a.redis.disconnect()
+    // Within a lease B's floor finds the key free: B leads now, and runs its own body.
+    await bEntered.promise
+    // A caller that comes now follows B. Redis says when its acquire marked the key followed
+    // (B no longer asks, so the next write of the followers key is C's).
+    const notes = new Redis(server.url)
+    // Ready (its INFO check answered) before it enters subscriber mode.
+    await notes.ping()
+    opened.push({ redis: notes } as Setup)
+    await plain.config('SET', 'notify-keyspace-events', 'K$')
+    const followed = deferred()
+    notes.on('pmessage', (_pattern, _channel, event) => {
+      if (event === 'set') followed.resolve()
+    })
+    await notes.psubscribe(`__keyspace@*__:${prefix}:*:followers`)
+    const fromC = run(
+      c.runtime,
+      withCoordinator(async () => 'C ran', c.cluster.dedupe, { key: 'k' }),
+    )
+    await followed.promise
+    bRelease.resolve('from B')
+    expect(await fromB).toBe('from B')
+    expect(await fromC).toBe('from B')
+    expect(inB.joins).toEqual([])
+    expect(inC.joins.map((j) => j.context)).toEqual([`B task ${fromB.id}`])
+    // A lost its lease (its body, still inside, never hands its value to anyone).
+    const lost = await lostA
+    expect(lost.status === 'error' && lost.error).toBeInstanceOf(LeaseLostError)
   })
 })
 
