@@ -219,7 +219,6 @@ describe('leaderContext when a leader dies', () => {
     const notes = new Redis(server.url)
     // Ready (its INFO check answered) before it enters subscriber mode.
     await notes.ping()
-    opened.push({ redis: notes } as Setup)
     await plain.config('SET', 'notify-keyspace-events', 'K$')
     const followed = deferred()
     notes.on('pmessage', (_pattern, _channel, event) => {
@@ -236,6 +235,7 @@ describe('leaderContext when a leader dies', () => {
     expect(await fromC).toBe('from B')
     expect(inB.joins).toEqual([])
     expect(inC.joins.map((j) => j.context)).toEqual([`B task ${fromB.id}`])
+    notes.disconnect()
     // A lost its lease (its body, still inside, never hands its value to anyone).
     const lost = await lostA
     expect(lost.status === 'error' && lost.error).toBeInstanceOf(LeaseLostError)
