@@ -1,3 +1,8 @@
+export {
+  type DedupeCall,
+  dedupeTraceContext,
+  type LeaderContextLike,
+} from './dedupe-trace-context.js'
 export { installTracing } from './install-tracing.js'
 export type { AttemptsMode, TaskAttributes, TracedTaskInfo, TracingOptions } from './options.js'
 export {

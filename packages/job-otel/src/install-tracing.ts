@@ -11,6 +11,7 @@ import { SCOPE } from './internal/names.js'
 import { isNoopMeter, isNoopTracer } from './internal/noop.js'
 import { TaskMetrics } from './internal/task-metrics.js'
 import { TaskTracer } from './internal/task-tracer.js'
+import { registerTracer } from './internal/tracers.js'
 import type { AttemptsMode, TracingOptions } from './options.js'
 import { VERSION } from './version.js'
 
@@ -78,10 +79,12 @@ export function installTracing(runtime: Runtime, options: TracingOptions = {}): 
   })
   const unsubscribe = bus.subscribe(tracing.listener)
   const unwrap = wrapAttempts(runtime, tracing.wrapper)
+  const unregister = registerTracer(runtime, tracing)
   tracing.onDrained = () => {
     tracing.onDrained = undefined
     unsubscribe()
     unwrap()
+    unregister()
   }
   let installed = true
   return () => {

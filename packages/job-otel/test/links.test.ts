@@ -5,7 +5,7 @@ import {
   restartCoordinator,
   withCoordinator,
 } from '@vega/job-coordination'
-import { createRuntime, run, settle } from '@vega/job-core'
+import { createRuntime, createTestClock, debounce, run, settle, withShaper } from '@vega/job-core'
 import { afterAll, describe, expect, it } from 'vitest'
 import { installTracing } from '../src/index.js'
 import { createOtel, deferred, spanId, useAsyncContext } from './support.js'
@@ -92,5 +92,40 @@ describe('links across shared work', () => {
       [spanId(v2Span), { 'vega.job.link': 'supersede' }],
     ])
     expect(otel.span('vega.job v1').links).toHaveLength(0)
+  })
+
+  it('links each call a debounce merged to the call it superseded (supersede)', async () => {
+    const clock = createTestClock()
+    const { otel, runtime } = traced({ clock })
+    // One shaper value: its windows are per value and key.
+    const typing = debounce(100)
+    const typed = (label: string) =>
+      run(
+        runtime,
+        withShaper(async () => label, typing, { key: 'search' }),
+        { label },
+      )
+    const calls = [typed('v'), typed('ve'), typed('vega')]
+    const settled = Promise.all(calls.map((call) => settle(call)))
+    await clock.advance(100)
+    await settled
+    // Each call supersedes the one before it: a chain, as with restart.
+    const [v, ve, vega] = ['v', 've', 'vega'].map((label) => otel.span(`vega.job ${label}`))
+    expect(v!.attributes).toMatchObject({
+      'vega.job.cancel.reason': 'superseded',
+      'vega.job.cancelled_by': calls[1]!.id,
+    })
+    expect(ve!.attributes).toMatchObject({
+      'vega.job.cancel.reason': 'superseded',
+      'vega.job.cancelled_by': calls[2]!.id,
+    })
+    expect(vega!.attributes['vega.job.result']).toBe('success')
+    expect(v!.links).toEqual([])
+    expect(ve!.links.map((l) => [l.context.spanId, l.attributes])).toEqual([
+      [spanId(v!), { 'vega.job.link': 'supersede' }],
+    ])
+    expect(vega!.links.map((l) => [l.context.spanId, l.attributes])).toEqual([
+      [spanId(ve!), { 'vega.job.link': 'supersede' }],
+    ])
   })
 })

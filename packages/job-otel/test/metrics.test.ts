@@ -1,5 +1,11 @@
-import { dedupeCoordinator, installCoordination, withCoordinator } from '@vega/job-coordination'
-import { createRuntime, createTestClock, run, settle } from '@vega/job-core'
+import { DataPointType } from '@opentelemetry/sdk-metrics'
+import {
+  dedupeCoordinator,
+  exhaustCoordinator,
+  installCoordination,
+  withCoordinator,
+} from '@vega/job-coordination'
+import { createRuntime, createTestClock, run, settle, type Task } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import { installTracing } from '../src/index.js'
 import { createOtel, deferred, histogram, points } from './support.js'
@@ -98,6 +104,80 @@ describe('metrics', () => {
     expect(attempts).toHaveLength(300)
     expect(new Set(attempts.map((p) => p.attributes['vega.job.label'])).size).toBe(300)
     for (const point of attempts) expect(histogram(point)).toMatchObject({ count: 1, sum: 1 })
+  })
+
+  it('records every ending in vega.job.duration with its result: success, error, timeout, cancellation, skip', async () => {
+    const clock = createTestClock()
+    const otel = createOtel()
+    const runtime = createRuntime({ name: 'ends', clock, plugins: [installCoordination] })
+    installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
+    const gate = deferred()
+    const submit = withCoordinator(() => gate.promise, exhaustCoordinator, { key: 'submit' })
+    const tasks: Task<unknown>[] = [
+      run(runtime, async () => 1, { label: 'success' }),
+      run(
+        runtime,
+        async () => {
+          throw new Error('no')
+        },
+        { label: 'error' },
+      ),
+      run(runtime, (ctx) => ctx.sleep(1_000), { label: 'timeout', timeout: 50 }),
+      run(runtime, () => gate.promise, { label: 'cancellation' }),
+      run(runtime, submit, { label: 'held' }),
+      run(runtime, submit, { label: 'skip' }),
+    ]
+    tasks[3]!.cancel()
+    const settled = Promise.all(tasks.map((task) => settle(task)))
+    await clock.advance(50)
+    gate.resolve()
+    await settled
+    const results = points(await otel.metrics(), 'vega.job.duration')
+      .filter((p) => p.attributes['vega.job.label'] !== 'held')
+      .map((p) => [p.attributes['vega.job.label'], p.attributes['vega.job.result']])
+    expect(Object.fromEntries(results)).toEqual({
+      success: 'success',
+      error: 'error',
+      timeout: 'timeout',
+      cancellation: 'cancellation',
+      skip: 'skip',
+    })
+  })
+
+  it('exports each instrument with the kind and unit otel.md §4 gives it', async () => {
+    const otel = createOtel()
+    const runtime = createRuntime({ name: 'kinds' })
+    installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
+    await run(runtime, async () => 1, { label: 'one' })
+    const metrics = await otel.metrics()
+    const shapes = Object.fromEntries(
+      metrics.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .map((metric) => [
+          metric.descriptor.name,
+          {
+            unit: metric.descriptor.unit,
+            points: metric.dataPointType,
+            ...(metric.dataPointType === DataPointType.SUM
+              ? { monotonic: metric.isMonotonic }
+              : {}),
+          },
+        ]),
+    )
+    const histogramOf = (unit: string) => ({
+      unit,
+      points: DataPointType.HISTOGRAM,
+    })
+    expect(shapes).toEqual({
+      'vega.job.duration': histogramOf('s'),
+      'vega.job.wait.duration': histogramOf('s'),
+      'vega.job.attempts': histogramOf('{attempt}'),
+      'vega.job.tasks': {
+        unit: '{task}',
+        points: DataPointType.SUM,
+        monotonic: false,
+      },
+    })
   })
 
   it('observes vega.job.tasks by state from the runtime counters', async () => {

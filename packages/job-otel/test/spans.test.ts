@@ -205,6 +205,10 @@ describe('task and attempt spans', () => {
     expect(attempt.status.code).toBe(ERROR)
     expect(attempt.attributes['error.type']).toBe('timeout')
     expect(attempt.attributes['vega.job.result']).toBe('timeout')
+    // Recorded once, on the attempt that timed out.
+    expect(eventNames(attempt)).toEqual(['exception'])
+    expect(attempt.events[0]!.attributes?.['exception.type']).toBe('TimeoutError')
+    expect(eventNames(taskSpan)).not.toContain('exception')
   })
 
   it('leaves a cancelled task UNSET with result cancellation and its reason; the attempt ends when the body exits', async () => {

@@ -4,6 +4,7 @@ import type { Redis, Cluster as RedisCluster } from 'ioredis'
 import { type Codec, jsonCodec } from './codec.js'
 import { Cluster } from './internal/cluster.js'
 import { RedisIO } from './internal/redis-io.js'
+import { checkLeaderContext, type LeaderContext } from './leader-context.js'
 import { clusterDedupe } from './strategies/dedupe.js'
 import { clusterExhaust } from './strategies/exhaust.js'
 import { clusterKeepLatest } from './strategies/keep-latest.js'
@@ -33,6 +34,12 @@ export interface RedisCoordinationOptions {
   codec?: Codec
   /** A Redis round trip that takes longer fails with `RedisUnavailableError`; default min(leaseMs, 5000). */
   connectTimeoutMs?: number
+  /**
+   * Carries a string (a trace context, say) from each dedupe leader to the
+   * callers in other processes that join it; see {@link LeaderContext}.
+   * Default: none.
+   */
+  leaderContext?: LeaderContext | undefined
 }
 
 /**
@@ -79,7 +86,14 @@ export interface RedisCoordination {
   inspect(): { waiters: number; leases: number; keys: number }
 }
 
-const COORDINATION_OPTIONS = ['redis', 'prefix', 'leaseMs', 'codec', 'connectTimeoutMs']
+const COORDINATION_OPTIONS = [
+  'redis',
+  'prefix',
+  'leaseMs',
+  'codec',
+  'connectTimeoutMs',
+  'leaderContext',
+]
 const SERIALIZE_OPTIONS = ['concurrency', 'name']
 
 function fail(message: string): never {
@@ -175,7 +189,13 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
     )
   }
 
-  const cluster = new Cluster(new RedisIO(redis, prefix, leaseMs, connectTimeoutMs), codec)
+  const leaderContext = checkLeaderContext(options.leaderContext)
+
+  const cluster = new Cluster(
+    new RedisIO(redis, prefix, leaseMs, connectTimeoutMs),
+    codec,
+    leaderContext,
+  )
   // The user's client ended for good: its subscriber duplicate goes with it (no reconnect loop left behind).
   redis.once('end', () => void cluster.close())
   const plugin: Plugin = {

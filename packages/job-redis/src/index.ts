@@ -32,3 +32,8 @@ export {
 } from './errors.js'
 export { assertLease, fencingToken } from './fencing.js'
 export type { FencingToken } from './fencing-token.js'
+export {
+  type CoordinatedCall,
+  LEADER_CONTEXT_MAX_LENGTH,
+  type LeaderContext,
+} from './leader-context.js'

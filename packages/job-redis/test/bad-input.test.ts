@@ -80,7 +80,7 @@ describe('createRedisCoordination(options): bad options fail at once, naming wha
       } as never),
     ).toThrow(
       new TypeError(
-        "createRedisCoordination(options): unknown option 'conectTimeoutMs'; did you mean 'connectTimeoutMs'? Known options: 'redis', 'prefix', 'leaseMs', 'codec', 'connectTimeoutMs'.",
+        "createRedisCoordination(options): unknown option 'conectTimeoutMs'; did you mean 'connectTimeoutMs'? Known options: 'redis', 'prefix', 'leaseMs', 'codec', 'connectTimeoutMs', 'leaderContext'.",
       ),
     )
     const cluster = createRedisCoordination({ redis, prefix: 'vj', leaseMs: 1000 })

@@ -26,10 +26,14 @@ export function errorMessage(error: unknown): string {
   return String(error)
 }
 
-/** The attributes of an `exception` span event (semantic conventions' `exception.*`). */
+/**
+ * The attributes of an `exception` span event (semantic conventions'
+ * `exception.*`). `exception.type` is the error's class name, also for a
+ * `TimeoutError` (whose `error.type` is `timeout`).
+ */
 export function exceptionAttributes(error: unknown): Attributes {
   const attributes: Attributes = {
-    'exception.type': errorType(error),
+    'exception.type': error instanceof Error ? error.name : errorType(error),
     'exception.message': errorMessage(error),
   }
   if (error instanceof Error && typeof error.stack === 'string') {

@@ -3,6 +3,7 @@ import {
   context,
   diag,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   type Tracer,
@@ -284,6 +285,23 @@ export class TaskTracer {
       event.attempt,
     )
     if (!this.accepting && this.tasks.size === 0) this.onDrained?.()
+  }
+
+  /** The task span of a task this tracer traces (still open), to carry it to another process. */
+  spanContextOf(taskId: number): SpanContext | undefined {
+    return this.tasks.get(taskId)?.span.spanContext()
+  }
+
+  /**
+   * A traced task shared the work of a span in another process (a dedupe
+   * joiner got that leader's outcome): its task span links to it. Whether
+   * this tracer traces the task.
+   */
+  linkRemote(taskId: number, remote: SpanContext, kind: LinkKind): boolean {
+    const task = this.tasks.get(taskId)
+    if (task === undefined) return false
+    task.span.addLink({ context: remote, attributes: { [ATTR.link]: kind } })
+    return true
   }
 
   /**

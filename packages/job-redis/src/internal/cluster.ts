@@ -3,6 +3,7 @@ import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Cluster as IORedisCluster } from 'ioredis'
 import type { Codec } from '../codec.js'
+import type { LeaderContext } from '../leader-context.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
 import type { RedisClient, RedisIO } from './redis-io.js'
@@ -45,6 +46,8 @@ export class Cluster implements WaiterRegistry {
   constructor(
     readonly io: RedisIO,
     readonly codec: Codec,
+    /** The `leaderContext` option: what a dedupe leader carries to its joiners. */
+    readonly leaderContext: LeaderContext | undefined = undefined,
   ) {}
 
   nextId(taskId: number): string {

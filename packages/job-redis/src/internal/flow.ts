@@ -2,6 +2,7 @@ import type { CoordinationContext } from '@vega/job-coordination'
 import { RemoteTaskError } from '../errors.js'
 import type { Cluster, Located } from './cluster.js'
 import { type Deferred, deferred } from './deferred.js'
+import { dedupeHolderId, tellJoined } from './leader-id.js'
 import { Lease, type LeaseOwner } from './lease.js'
 import type { AcquireMode } from './redis-io.js'
 import { Waiter, type WaitOutcome } from './waiter.js'
@@ -35,10 +36,11 @@ export function parkForGrant(
   where: Located,
   spec: ParkSpec,
 ): Promise<unknown> {
+  // Before parking: a leaderContext.lead that throws fails the call from inside the coordinator.
+  const id = spec.leader === true ? dedupeHolderId(cluster, where) : cluster.nextId(where.task.id)
   cluster.listen()
   ctx.intent.parkCoordinator()
   const answer = spec.answer ?? deferred<unknown>()
-  const id = cluster.nextId(where.task.id)
   const waiter = new Waiter(
     cluster.io,
     cluster,
@@ -47,7 +49,7 @@ export function parkForGrant(
     spec.mode,
     spec.limit,
     where.task,
-    (outcome) => answer.resolve(decide(cluster, ctx, where, id, spec, outcome)),
+    (outcome) => answer.resolve(decide(cluster, ctx, where, id, spec, outcome, waiter.follow)),
     spec,
   )
   waiter.owner = where.host
@@ -66,6 +68,8 @@ function decide(
   id: string,
   spec: ParkSpec,
   outcome: WaitOutcome,
+  /** The holder id of the dedupe leader the call followed (its result comes from that one). */
+  leader: string,
 ): unknown {
   switch (outcome.kind) {
     case 'granted': {
@@ -87,6 +91,12 @@ function decide(
       return own
     }
     case 'result':
+      try {
+        tellJoined(cluster, where, leader)
+      } catch (error) {
+        ctx.intent.fail(error)
+        return Promise.reject(error)
+      }
       return followResult(cluster, ctx, outcome.payload)
     case 'superseded':
       return ctx.intent.skip('superseded')
