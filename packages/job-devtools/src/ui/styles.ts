@@ -28,6 +28,8 @@ input[type='text'], input[type='search'] { width: 110px; }
 .viewport { position: sticky; top: 0; display: flex; overflow: hidden; }
 .labels { position: relative; width: 220px; flex: 0 0 220px; overflow: hidden; border-right: 1px solid #2a2e37; }
 .row { position: absolute; left: 0; right: 0; height: 20px; contain: strict; display: flex; gap: 6px; align-items: center; padding: 0 6px; white-space: nowrap; overflow: hidden; cursor: pointer; }
+/* A pooled row the frame does not use is hidden: display: flex above would show it with its old text. */
+.row[hidden], .log-row[hidden] { display: none; }
 .row:hover { background: #20242e; }
 .row.selected { background: #2b3a55; }
 .row .id { color: #8b93a6; font-variant-numeric: tabular-nums; }
