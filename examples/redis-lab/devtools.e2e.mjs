@@ -1,16 +1,15 @@
 // `pnpm lab:redis -- --devtools <relay>` as a user runs it: the standalone
-// devtools server (`vega-job-devtools`'s own) open in Debian's headless
-// Chromium, then the lab with its own redis-server and two processes, each
+// devtools server (the `vega-job-devtools` bin that `pnpm devtools` runs) open
+// in Debian's headless Chromium, then the lab with its own redis-server and two processes, each
 // sending its runtime's events to the relay. The panel must show them as two
 // sessions, each with its own process's calls. Nothing is fetched from the
 // network.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { startDevtoolsServer } from '@vega/job-devtools/server'
 import { chromium } from 'playwright-core'
 
 const cli = fileURLToPath(new URL('./cli.mjs', import.meta.url))
@@ -26,6 +25,32 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ]
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url))
+const BIN = fileURLToPath(new URL('./node_modules/.bin/vega-job-devtools', import.meta.url))
+
+/** Starts the bin on a free port; resolves with its page and relay URLs once it serves. */
+function startDevtoolsBin() {
+  const child = spawn(BIN, ['--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+  let output = ''
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      const [, url] = output.match(/open (http:\/\/127\.0\.0\.1:\d+\/)/) ?? []
+      if (url === undefined) return
+      resolve({
+        url,
+        relayUrl: url.replace(/^http/, 'ws'),
+        close: () => {
+          child.kill('SIGTERM')
+          return exited
+        },
+      })
+    })
+    child.once('exit', (code) =>
+      reject(new Error(`vega-job-devtools exited with ${code} before serving:\n${output}`)),
+    )
+  })
+}
 
 let server
 let browser
@@ -37,7 +62,7 @@ before(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM_PATH).`)
   }
-  server = await startDevtoolsServer({ port: 0 })
+  server = await startDevtoolsBin()
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
   page.on('pageerror', (error) => pageErrors.push(String(error)))
@@ -51,7 +76,8 @@ before(async () => {
 
 after(async () => {
   await browser?.close()
-  await server?.close()
+  // The bin stops cleanly on SIGTERM, as it does on Ctrl+C.
+  if (server !== undefined) assert.equal(await server.close(), 0)
 })
 
 /** Polls `read` until `accept` holds (or fails with the last value read). */
