@@ -7,9 +7,10 @@
 //   ES module. It is written to a scratch project that has every workspace
 //   package installed (as their built dist/, the way npm would), TypeScript
 //   is stripped with `typescript`'s transpileModule (no type check), and it
-//   runs with `node`. It passes when the process exits 0 within 30 s: a
-//   throw, a failed assertion, an unhandled rejection or a timer left
-//   holding the process fails it.
+//   runs with `node`. It passes when its last line runs and the process
+//   then exits 0 within 30 s: a throw, a failed assertion, an unhandled
+//   rejection, a top-level await that never settles, an early exit or a
+//   timer left holding the process fails it.
 // - ```ts fragment marks a block that cannot run on its own (a type, a piece
 //   of a larger program, a call that needs a service or a browser). It is
 //   skipped and counted.
@@ -19,6 +20,10 @@
 //   block imports itself.
 // - Other languages (sh, json, text, tsx/jsx, and ```mjs files that a
 //   package's own test runs as several processes) are not run here.
+// - A page listed in PROVING_PAGES below proves its package's claims with
+//   its samples: it has exactly the number of runnable samples listed (a
+//   sample lost to a broken fence is noticed), and every one of them checks
+//   what it shows with node:assert (an `assert(` or `assert.x(` call).
 //
 // Every program gets REDIS_URL (a throwaway redis-server started here) and a
 // unique PREFIX, so a Redis sample can read them.
@@ -44,6 +49,19 @@ const root = resolve(import.meta.dirname, '..')
 const RUN_LANGUAGES = new Set(['ts', 'typescript', 'js', 'javascript'])
 const TIMEOUT_MS = 30_000
 const PARALLEL = 2
+/** What a program prints after its last line: it ran to the end. */
+const END_MARKER = 'docs sample: ran to its last line'
+
+/** Pages whose samples are their package's proof (see the rule above), with their runnable samples. */
+const PROVING_PAGES = new Map([
+  // one per strategy (two for keepLatest), the quick start and two custom coordinators
+  ['packages/job-coordination/README.md', 9],
+  // the quick start, retries, links and metrics
+  ['packages/job-otel/README.md', 4],
+  // the standalone relay (the panel's samples need a page: fragments, run by the e2e tests)
+  ['packages/job-devtools/README.md', 1],
+])
+const ASSERTS = /\bassert(?:\.\w+)?\(/
 
 /** Every markdown page a reader may open: READMEs and docs, not changelogs or changesets. */
 function markdownFiles(dir = root) {
@@ -270,7 +288,10 @@ describe('docs samples', () => {
         return Promise.resolve({ error })
       }
       const file = join(scratch, `sample-${index + 1}.mjs`)
-      writeFileSync(file, `// ${sample.where}\n${program}`)
+      writeFileSync(
+        file,
+        `// ${sample.where}\n${program}\nprocess.stdout.write(${JSON.stringify(`\n${END_MARKER}\n`)})\n`,
+      )
       const env = {
         ...process.env,
         REDIS_URL: server.url,
@@ -294,6 +315,22 @@ describe('docs samples', () => {
         `(${fragments.map((f) => f.where).join(', ')})`,
     )
     assert.ok(toRun.length > 0, 'no ```ts or ```js sample found: the extraction is broken')
+  })
+
+  test('proving pages have all their samples, and each sample asserts', () => {
+    const problems = []
+    for (const [page, expected] of PROVING_PAGES) {
+      const runs = toRun.filter((sample) => sample.where.startsWith(`${page}:`))
+      if (runs.length !== expected) {
+        problems.push(`${page} has ${runs.length} runnable samples, ${expected} expected`)
+      }
+      for (const sample of runs) {
+        if (!ASSERTS.test(sample.code)) {
+          problems.push(`${sample.where} checks nothing: prove its claims with node:assert`)
+        }
+      }
+    }
+    assert.deepEqual(problems, [])
   })
 
   test('no page cites a section of a design note that is not in the repository', () => {
@@ -340,11 +377,14 @@ describe('docs samples', () => {
     test(`${sample.where} runs (${sample.language}${sample.words.length > 0 ? ` ${sample.words.join(' ')}` : ''})`, () => {
       const outcome = outcomes[index]
       if (outcome.error !== undefined) throw outcome.error
+      const ranToTheEnd = outcome.output.includes(END_MARKER)
       const how = outcome.timedOut
         ? `did not exit within ${TIMEOUT_MS / 1000} s (a timer or a socket still holds the process?)`
-        : `exited with ${outcome.signal ?? outcome.code}`
+        : outcome.code !== 0 || ranToTheEnd
+          ? `exited with ${outcome.signal ?? outcome.code}`
+          : 'exited with 0 before its last line ran (an early process.exit?)'
       assert.ok(
-        outcome.code === 0 && !outcome.timedOut,
+        outcome.code === 0 && !outcome.timedOut && ranToTheEnd,
         `the sample at ${sample.where} ${how}. Fix it, or fence it \`\`\`${sample.language} fragment if it cannot run on its own (scripts/docs.test.mjs says the rule). Its output:\n${outcome.output}`,
       )
     })

@@ -1,36 +1,20 @@
 // The size budget: what an application pays, min+gzip, for each entry of
 // the repository's .size-limit.json (the size-limit convention: a name, a
 // limit, and either the names it imports from which built files, or the
-// `path` of a package's built entry). An `import` entry is bundled by
-// esbuild with the @vega packages it reaches (tree-shaken, minified, ESM),
-// anything else external: what an application pays for those calls. A
-// `path` entry is that package alone, every other package external: what
-// it adds on top of its peers. Then gzip -9. Every package must have a
+// `path` of a package's built entry), bundled by bundle.mjs. An `import`
+// entry is bundled with the @vega packages it reaches, anything else
+// external: what an application pays for those calls. A `path` entry is
+// that package alone, every other package external: what it adds on top
+// of its peers. Every package must have a
 // `path` entry. Exits 1 when an entry is over its limit, so CI holds the
 // budget.
 //
 //   node src/size-limit.mjs [--json]
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gzipSync } from 'node:zlib'
-import { build } from 'esbuild'
-
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const packagesDir = join(root, 'packages')
-
-/** Every workspace package by name: its directory and built entry. */
-function workspacePackages() {
-  const byName = new Map()
-  for (const dir of readdirSync(packagesDir).sort()) {
-    const manifest = join(packagesDir, dir, 'package.json')
-    if (!existsSync(manifest)) continue
-    const { name } = JSON.parse(readFileSync(manifest, 'utf8'))
-    byName.set(name, { dir, entry: join(packagesDir, dir, 'dist', 'index.js') })
-  }
-  return byName
-}
+import { bundledMinGzip, reexport, root, workspacePackages } from './bundle.mjs'
 
 /** `"12.5 kB"` → 12,500 bytes (size-limit counts kB as 1,000 B). */
 export function parseLimit(limit, name) {
@@ -41,34 +25,6 @@ export function parseLimit(limit, name) {
     )
   }
   return Number(match[1]) * (match[2] === 'kB' ? 1000 : 1)
-}
-
-/** Min+gzip bytes of an ES module source, bundled with the @vega packages it imports. */
-async function bundledSize(contents, packages, inline = () => true) {
-  const output = await build({
-    stdin: { contents, resolveDir: root, loader: 'js' },
-    bundle: true,
-    write: false,
-    minify: true,
-    format: 'esm',
-    target: 'es2022',
-    platform: 'neutral',
-    logLevel: 'silent',
-    plugins: [
-      {
-        name: 'workspace-or-external',
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) => {
-            const found = packages.get(args.path)
-            if (found !== undefined && inline(args.path)) return { path: found.entry }
-            return { path: args.path, external: true }
-          })
-        },
-      },
-    ],
-  })
-  const text = output.outputFiles[0].text
-  return gzipSync(Buffer.from(text), { level: 9 }).length
 }
 
 /** The budget rows: the named entries of .size-limit.json, then each package's whole entry. */
@@ -86,8 +42,7 @@ export async function measureBudget() {
         )
       if (!existsSync(owner[1].entry)) throw new Error(`${name}: ${path} is not built (pnpm build)`)
       covered.add(owner[0])
-      const contents = `export * from ${JSON.stringify(owner[0])}\n`
-      const bytes = await bundledSize(contents, packages, (id) => id === owner[0])
+      const bytes = await bundledMinGzip(reexport(owner[0]), { inline: (id) => id === owner[0] })
       rows.push({ name, bytes, limit: parseLimit(limit, name) })
       continue
     }
@@ -108,7 +63,7 @@ export async function measureBudget() {
     const contents = `${lines.map((l) => l.code).join('\n')}\nglobalThis.__keep = [${lines.flatMap((l) => l.used).join(', ')}]\n`
     rows.push({
       name,
-      bytes: await bundledSize(contents, packages),
+      bytes: await bundledMinGzip(contents),
       limit: parseLimit(limit, name),
     })
   }

@@ -1,20 +1,16 @@
 // Min+gzip size of each package's entry: dist/index.js minified by esbuild
 // (transform: this file alone, imports stay imports), then gzip -9 by
-// node:zlib. "bundled" also pulls in the @vega packages it imports (what an
-// app pays for this package and its @vega dependencies, tree-shaking aside).
+// node:zlib. "bundled" is the whole entry with the @vega packages it
+// imports, by the size budget's bundler (bundle.mjs): what an app pays for
+// this package and its @vega dependencies, tree-shaking aside.
 // "tarball" and "unpacked" are what npm downloads and writes to disk for the
 // package (`npm pack --dry-run`): both builds, types, source maps, README.
 
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { gzipSync } from 'node:zlib'
-import { build, transform } from 'esbuild'
-
-const packagesDir = fileURLToPath(new URL('../../packages/', import.meta.url))
-
-const gz = (text) => gzipSync(Buffer.from(text), { level: 9 }).length
+import { transform } from 'esbuild'
+import { bundledMinGzip, gzipSize, reexport, workspacePackages } from './bundle.mjs'
 
 /** `{ tarball, unpacked }` bytes of the package as npm would pack it (no scripts run). */
 function packedSize(dir) {
@@ -39,34 +35,28 @@ function newest(dir) {
 
 export async function measureSizes() {
   const rows = []
-  for (const dir of readdirSync(packagesDir).sort()) {
-    const manifestPath = join(packagesDir, dir, 'package.json')
-    if (!existsSync(manifestPath)) continue
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
-    const entry = join(packagesDir, dir, 'dist', 'index.js')
+  for (const [name, { dir, entry }] of workspacePackages()) {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
     if (!existsSync(entry)) {
       rows.push({
-        package: manifest.name,
+        package: name,
         error: 'not built (pnpm turbo run build --filter=@vega/bench^...)',
       })
       continue
     }
-    const srcDir = join(packagesDir, dir, 'src')
-    rows.push({
-      ...(await measureEntry(manifest.name, entry, srcDir)),
-      ...packedSize(join(packagesDir, dir)),
-    })
+    const srcDir = join(dir, 'src')
+    rows.push({ ...(await measureEntry(name, entry, srcDir)), ...packedSize(dir) })
     // A chunk the entry loads with import() (the devtools UI) is paid on
     // first use, not at startup: its own row.
     for (const [, chunk] of readFileSync(entry, 'utf8').matchAll(/import\('\.\/([^']+\.js)'\)/g)) {
-      const label = `${manifest.name} (${chunk.replace(/-[A-Z0-9]+\.js$/, '')} chunk, loaded by import())`
-      rows.push(await measureEntry(label, join(packagesDir, dir, 'dist', chunk), srcDir))
+      const label = `${name} (${chunk.replace(/-[A-Z0-9]+\.js$/, '')} chunk, loaded by import())`
+      rows.push(await measureEntry(label, join(dir, 'dist', chunk), srcDir))
     }
     // Other browser-facing entries (`/production`); `/server` is Node-only.
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
       if (subpath !== './production' || typeof target?.import?.default !== 'string') continue
-      const file = join(packagesDir, dir, target.import.default)
-      rows.push(await measureEntry(`${manifest.name}${subpath.slice(1)}`, file, srcDir))
+      const file = join(dir, target.import.default)
+      rows.push(await measureEntry(`${name}${subpath.slice(1)}`, file, srcDir))
     }
   }
   return rows
@@ -75,35 +65,13 @@ export async function measureSizes() {
 async function measureEntry(label, entry, srcDir) {
   const source = readFileSync(entry, 'utf8')
   const minified = (await transform(source, { minify: true, format: 'esm', target: 'es2022' })).code
-  // Bundle with its @vega dependencies; anything else stays external.
-  const bundled = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    minify: true,
-    format: 'esm',
-    target: 'es2022',
-    platform: 'neutral',
-    external: ['node:*'],
-    plugins: [
-      {
-        name: 'external-non-vega',
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path.startsWith('@vega/') ? undefined : { path: args.path, external: true },
-          )
-        },
-      },
-    ],
-    logLevel: 'silent',
-  })
   const stale = existsSync(srcDir) && newest(srcDir) > statSync(entry).mtimeMs
   return {
     package: label,
     raw: Buffer.byteLength(source),
     minified: Buffer.byteLength(minified),
-    minGzip: gz(minified),
-    bundledMinGzip: gz(bundled.outputFiles[0].text),
+    minGzip: gzipSize(minified),
+    bundledMinGzip: await bundledMinGzip(reexport(entry)),
     stale,
   }
 }

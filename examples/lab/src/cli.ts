@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import { createStyle, formatReport } from './report.js'
+import { type LabCost, measureCallCost } from './cost.js'
+import { createStyle, formatCosts, formatReport } from './report.js'
 import { DEFAULT_CALLS, DEFAULT_DURATION, runScenario, type ScenarioResult } from './scenario.js'
 import {
   DEFAULT_LIMIT,
@@ -46,12 +47,17 @@ Options:
   --duration <ms>     how long each body sleeps (default ${DEFAULT_DURATION})
   --limit <n>         the limit of a plain "bounded" (default ${DEFAULT_LIMIT})
   --json              print one JSON document instead of tables
+  --cost              also measure what one call of each strategy costs,
+                      in a burst over 100 keys and one call after another,
+                      next to a plain task (a rough figure; bench/ has the
+                      careful one)
   -h, --help          this text
 
 Examples:
   pnpm lab -- --strategy restart,serialize --duration 200
   pnpm lab -- --strategy bounded:1,bounded:2 --calls 6
   pnpm --silent lab -- --json > facts.json   (the JSON document alone)
+  pnpm lab -- --strategy serialize,keepLatest --cost
 `
 
 class UsageError extends Error {
@@ -63,6 +69,7 @@ export interface CliOptions {
   readonly calls: number
   readonly duration: number
   readonly json: boolean
+  readonly cost: boolean
   readonly help: boolean
 }
 
@@ -86,6 +93,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     calls,
     duration,
     json: values.json === true,
+    cost: values.cost === true,
     help: values.help === true,
   }
 }
@@ -123,6 +131,7 @@ function parse(args: string[]) {
       duration: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
+      cost: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -180,6 +189,8 @@ export interface LabDocument {
     readonly strategies: readonly string[]
   }
   readonly runs: readonly ScenarioResult[]
+  /** With `--cost`: what one call of each strategy costs, in `runs`' order. */
+  readonly costs?: readonly LabCost[]
 }
 
 /** Runs the CLI; resolves to the exit code. */
@@ -201,6 +212,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   for (const strategy of options.strategies) {
     runs.push(await runScenario({ strategy, calls: options.calls, duration: options.duration }))
   }
+  const costs: LabCost[] | undefined = options.cost ? [] : undefined
+  if (costs !== undefined) {
+    for (const strategy of options.strategies) {
+      costs.push({ strategy: strategyLabel(strategy), ...(await measureCallCost(strategy)) })
+    }
+  }
   if (options.json) {
     const document: LabDocument = {
       lab: '@vega/lab',
@@ -211,10 +228,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         strategies: options.strategies.map(strategyLabel),
       },
       runs,
+      ...(costs === undefined ? {} : { costs }),
     }
     io.stdout(`${JSON.stringify(document, null, 2)}\n`)
   } else {
-    io.stdout(`${formatReport(runs, createStyle(useColor(io)))}\n`)
+    const style = createStyle(useColor(io))
+    const report = formatReport(runs, style)
+    io.stdout(`${costs === undefined ? report : `${report}\n\n${formatCosts(costs, style)}`}\n`)
   }
   return 0
 }

@@ -1,3 +1,4 @@
+import type { LabCost } from './cost.js'
 import { explainStrategy, LANE_LEGEND, MERGED_CALLS } from './explain.js'
 import type { CoordinationRecord, PromiseOutcome, ScenarioResult, TaskOutcome } from './scenario.js'
 import { describeEnd, drawLane, latestTs } from './swimlane.js'
@@ -213,6 +214,39 @@ export function formatSummary(results: readonly ScenarioResult[], style: Style):
   return [style.bold('summary'), style.dim(line(header)), ...rows.map((row) => line(row))].join(
     '\n',
   )
+}
+
+/** `--cost`: what one call of each strategy costs, next to a plain task. */
+export function formatCosts(costs: readonly LabCost[], style: Style): string {
+  const first = costs[0]
+  if (first === undefined) return ''
+  const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs`
+  const times = (ratio: number) => `${ratio.toFixed(2)}×`
+  const rows = costs.map((cost) => [
+    cost.strategy,
+    us(cost.burstNs),
+    times(cost.vsPlainTask.burst),
+    us(cost.uncontendedNs),
+    times(cost.vsPlainTask.uncontended),
+  ])
+  const header = ['strategy', 'burst', 'vs plain task', 'one after another', 'vs plain task']
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  )
+  const line = (cells: readonly string[]) =>
+    `  ${cells
+      .map((cell, column) => pad(cell, widths[column]!))
+      .join('  ')
+      .trimEnd()}`
+  return [
+    style.bold('cost per call'),
+    ...wrap(
+      `A burst of ${first.burstCalls} calls over ${first.keys} keys, and ${first.uncontendedCalls} calls one after another, each round next to a plain task (run without a coordinator) in the same process; medians of ${first.rounds} rounds. Rough figures: bench/ measures them against hand-written code and peers.`,
+      78,
+    ).map((text) => style.dim(text)),
+    style.dim(line(header)),
+    ...rows.map((row) => line(row)),
+  ].join('\n')
 }
 
 /** The whole human-readable report. */

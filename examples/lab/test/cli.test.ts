@@ -20,6 +20,7 @@ describe('flags', () => {
       calls: 4,
       duration: 50,
       json: false,
+      cost: false,
       help: false,
     })
   })
@@ -61,7 +62,7 @@ describe('flags', () => {
   it('--help prints the usage, documenting every flag', async () => {
     const run = await cli(['--help'])
     expect(run).toEqual({ code: 0, stdout: USAGE, stderr: '' })
-    for (const flag of ['--strategy', '--calls', '--duration', '--limit', '--json']) {
+    for (const flag of ['--strategy', '--calls', '--duration', '--limit', '--json', '--cost']) {
       expect(USAGE).toContain(flag)
     }
   })
@@ -114,6 +115,41 @@ describe('--calls and --duration reach the scenario', () => {
       ['forgetful', 0, 1],
     ])
   })
+})
+
+describe('--cost', () => {
+  it('the JSON carries what one call of each strategy costs, next to a plain task measured in the same rounds', async () => {
+    const document = await labJson('--strategy', 'serialize,exhaust', '--calls', '2', '--cost')
+    expect(document.runs.map((run) => run.strategy)).toEqual(['serialize', 'exhaust'])
+    expect(document.costs?.map((cost) => cost.strategy)).toEqual(['serialize', 'exhaust'])
+    for (const cost of document.costs ?? []) {
+      expect(cost).toMatchObject({ burstCalls: 4000, uncontendedCalls: 1000, keys: 100, rounds: 7 })
+      const figures = [
+        cost.burstNs,
+        cost.uncontendedNs,
+        cost.plainTask.burstNs,
+        cost.plainTask.uncontendedNs,
+        cost.vsPlainTask.burst,
+        cost.vsPlainTask.uncontended,
+      ]
+      for (const figure of figures) {
+        expect(Number.isFinite(figure) && figure > 0, `${cost.strategy}: ${figure}`).toBe(true)
+      }
+    }
+  }, 60_000)
+
+  it('the tables end with a cost-per-call table, one row per strategy; without --cost nothing is measured', async () => {
+    const run = await cli(['--strategy', 'keepLatest', '--calls', '2', '--cost'])
+    expect(run.code).toBe(0)
+    const table = run.stdout.slice(run.stdout.indexOf('cost per call'))
+    expect(table).toMatch(/strategy\s+burst\s+vs plain task\s+one after another\s+vs plain task/)
+    expect(table).toMatch(/keepLatest\s+[\d.]+ µs\s+[\d.]+×\s+[\d.]+ µs\s+[\d.]+×/)
+    const plain = await labJson('--strategy', 'keepLatest', '--calls', '2')
+    expect(plain.costs).toBeUndefined()
+    expect((await cli(['--strategy', 'keepLatest', '--calls', '2'])).stdout).not.toContain(
+      'cost per call',
+    )
+  }, 60_000)
 })
 
 describe('the tables', () => {

@@ -32,11 +32,13 @@ export class CancelledError extends Error {
     taskId: number,
     options: { cause?: unknown; cancelledBy?: number | undefined } = {},
   ) {
-    // Capturing a stack is most of the cost of a cancellation. Only a user's
-    // abort has a useful one (where cancel() was called); merges such as
-    // dedupe or superseded are bookkeeping, and bursts of them are normal.
+    // Capturing a stack is most of the cost of a cancellation. Only an abort
+    // from the user's own code has a useful one (where cancel() was called).
+    // Merges such as dedupe or superseded, and an abort made on behalf of
+    // another task (restart's, which names it in cancelledBy), are
+    // bookkeeping, and bursts of them are normal.
     const limit = Error.stackTraceLimit
-    if (reason !== 'abort') Error.stackTraceLimit = 0
+    if (reason !== 'abort' || options.cancelledBy !== undefined) Error.stackTraceLimit = 0
     try {
       super(
         describeCancel(reason, taskId),

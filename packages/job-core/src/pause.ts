@@ -1,8 +1,7 @@
 import { IllegalStateError } from './errors.js'
 import { requireCapability } from './internal/backend-capability.js'
-import { liftPause } from './internal/lift-pause.js'
 import { toCore } from './internal/runtime-handle.js'
-import { KernelGate } from './internal/start-gate.js'
+import { KernelGate, liftPause } from './internal/start-gate.js'
 import type { Runtime } from './types/task.js'
 
 /**

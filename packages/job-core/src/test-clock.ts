@@ -1,5 +1,5 @@
 import { assertKnownKeys } from './assert-known-keys.js'
-import { nextMacrotask as flushPromises } from './internal/macrotask.js'
+import { nextMacrotask as flushPromises } from './internal/promises.js'
 import { describeValue } from './internal/validate.js'
 import type { TestClock, TimerHandle } from './types/backend.js'
 

@@ -181,6 +181,15 @@ describe('the CancelledError of a cancel', () => {
     hold.open()
   })
 
+  it('an abort made on behalf of another task (cancelledBy) carries no stack: it is bookkeeping, named by cancelledBy', async () => {
+    const own = new CancelledError('abort', 7)
+    const onBehalf = new CancelledError('abort', 8, { cancelledBy: 9 })
+    expect(own.stack).toContain('cancellation.test')
+    expect(onBehalf.stack).not.toContain('cancellation.test')
+    expect(onBehalf.stack).toBe(`CancelledError: ${onBehalf.message}`)
+    expect(onBehalf.cancelledBy).toBe(9)
+  })
+
   it('a merged call builds its error only when it is read', async () => {
     // A CancelledError of a merge is built without a stack: its constructor
     // sets Error.stackTraceLimit to 0 around super(). Counting those writes

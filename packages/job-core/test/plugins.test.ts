@@ -104,6 +104,66 @@ describe('plugins and the dispatch seam', () => {
     expect(log).toContain(`decide #${skipped.id} skip`)
   })
 
+  it("request.result is the task's own promise: a handler that parks answers with it, the caller gets the outcome however the task ends, and reading it does not count as observing it", async () => {
+    const parkTag = createTaskTag<{ release: 'proceed' | 'cancel' | 'never' }>('installParker')
+    const parked: {
+      release: string
+      own: Promise<unknown>
+      request: { proceed(): Promise<unknown> }
+    }[] = []
+    const { runtime, unobserved } = recordedRuntime({
+      plugins: [
+        {
+          name: 'installParker',
+          install(host) {
+            host.claim(parkTag, (request) => {
+              request.park()
+              const own = request.result
+              parked.push({ release: request.binding.release, own, request })
+              return own
+            })
+          },
+        },
+      ],
+    })
+    const ok = run(
+      runtime,
+      tagTaskFn(() => 'ran', parkTag, { release: 'proceed' }),
+    )
+    const cancelled = run(
+      runtime,
+      tagTaskFn(() => 'never', parkTag, { release: 'cancel' }),
+    )
+    const failed = run(
+      runtime,
+      tagTaskFn(
+        () => {
+          throw new Error('nobody awaits me')
+        },
+        parkTag,
+        { release: 'never' },
+      ),
+    )
+    expect([ok.state, cancelled.state, failed.state]).toEqual([
+      'parked:coordinator',
+      'parked:coordinator',
+      'parked:coordinator',
+    ])
+    // What proceed returns is that same promise.
+    for (const entry of parked) {
+      if (entry.release !== 'cancel') expect(entry.request.proceed()).toBe(entry.own)
+    }
+    cancelled.cancel()
+    expect(await ok).toBe('ran')
+    await expect(cancelled).rejects.toMatchObject({ reason: 'abort' })
+    await flush()
+    expect(failed.state).toBe('error')
+    // The failed task's promise was only handed out as request.result, never read: it is reported.
+    expect(unobserved).toHaveLength(1)
+    expect((unobserved[0] as Error).message).toBe('nobody awaits me')
+    expect(await settle(failed)).toMatchObject({ status: 'error' })
+  })
+
   it('plugins are disposed in reverse install order at shutdown', async () => {
     const order: string[] = []
     const named = (name: string): Plugin => ({

@@ -182,7 +182,7 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
     name: '@vega/job-redis',
     install(host) {
       cluster.hosts.add(host)
-      // Subscribed before the first call, so its first wake-up is not left to the polling floor.
+      // Connected before the first call, so its first subscription is not left to the polling floor.
       cluster.listen()
       const off = host.onShutdown(() => {
         for (const waiter of [...cluster.byId.values()]) {

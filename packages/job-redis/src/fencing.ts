@@ -110,7 +110,7 @@ export async function assertLease(ctx: TaskContext): Promise<FencingToken> {
   if (verdict === 1) return token
   const error = lease.lostError(
     verdict === -1
-      ? 'Redis restarted since the grant (another run_id); its token is not honoured'
+      ? 'another Redis server answers for the key since the grant (another run_id: a restart or a failover); its token is not honoured'
       : 'the lease expired or another call holds the key',
   )
   lease.lose(error)

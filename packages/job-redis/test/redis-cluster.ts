@@ -1,7 +1,8 @@
 // A real Redis Cluster of 3 primaries on loopback ports, started by the test
-// and stopped after it: three `redis-server --cluster-enabled yes`, joined by
-// `redis-cli --cluster create … --cluster-replicas 0` (Debian's redis-tools,
-// which redis-server depends on). Persistence off, like every test server.
+// and stopped after it: three `redis-server --cluster-enabled yes` (six with
+// a replica each), joined by `redis-cli --cluster create … --cluster-replicas
+// 0` (or 1) (Debian's redis-tools, which redis-server depends on).
+// Persistence off, like every test server.
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -13,6 +14,7 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 
 export interface RedisClusterNodes {
+  /** Every node's port (primaries first, as `redis-cli --cluster create` assigns them). */
   readonly ports: readonly number[]
   /** Stops one primary (SIGTERM) and waits for its exit. */
   stop(port: number): Promise<void>
@@ -53,11 +55,14 @@ async function clusterOk(port: number): Promise<boolean> {
   }
 }
 
-export async function startRedisCluster(): Promise<RedisClusterNodes> {
+export async function startRedisCluster(
+  options: { replicas?: 0 | 1 } = {},
+): Promise<RedisClusterNodes> {
+  const replicas = options.replicas ?? 0
   const dir = mkdtempSync(join(tmpdir(), 'vega-job-redis-cluster-'))
   const taken = new Set<number>()
   const ports: number[] = []
-  for (let i = 0; i < 3; i++) ports.push(await freeClusterPort(taken))
+  for (let i = 0; i < 3 * (1 + replicas); i++) ports.push(await freeClusterPort(taken))
   const children = new Map<number, ChildProcess>()
 
   const start = (port: number) =>
@@ -136,7 +141,7 @@ export async function startRedisCluster(): Promise<RedisClusterNodes> {
     'create',
     ...ports.map((port) => `127.0.0.1:${port}`),
     '--cluster-replicas',
-    '0',
+    String(replicas),
     '--cluster-yes',
   ])
   await healthy()

@@ -95,7 +95,10 @@ export class Worker {
 }
 
 export interface WorkerOptions {
+  /** A single server's URL; ignored when `clusterPorts` is given. */
   url: string
+  /** The loopback ports of a Redis Cluster's primaries: the workers connect with an ioredis `Cluster`. */
+  clusterPorts?: number[]
   prefix: string
   leaseMs: number
   connectTimeoutMs?: number

@@ -14,6 +14,7 @@ import {
 import { groupOf, toGroupKey } from './group-key.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { DispatchGroup, type GroupSettled } from './internal/dispatch-group.js'
+import { assertPreparable, startsNow } from './internal/dispatcher-state.js'
 import { abortReason } from './internal/errors.js'
 import { GroupTable } from './internal/group-table.js'
 import { HandlerSignals } from './internal/handler-signals.js'
@@ -136,22 +137,13 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
   }
 
   prepare(): void {
-    if (this.current !== 'NEW') {
-      throw new IllegalStateError(
-        `[${this.name}] Dispatcher can only be prepared once. Current state: ${this.current}.`,
-      )
-    }
+    assertPreparable(this.name, this.current)
     this.intake?.open()
     this.current = 'PREPARED'
   }
 
   start(): void {
-    if (this.current === 'RUNNING' || this.current === 'STOPPED') return
-    if (this.current !== 'PREPARED') {
-      throw new IllegalStateError(
-        `[${this.name}] Dispatcher cannot start from state: ${this.current}. Call prepare() first.`,
-      )
-    }
+    if (!startsNow(this.name, this.current)) return
     this.current = 'RUNNING'
     this.runIdleGroups()
     this.pull()
@@ -270,8 +262,8 @@ export class AggregateDispatcher<E extends AggregateExchange> implements Lifecyc
       this.groups.delete(group.key)
       return
     }
-    const counters = queue.headTag()
-    const waited = now - queue.headTime()
+    const counters = queue.headCounters()
+    const waited = now - queue.headEnqueuedAt()
     const exchange = queue.shift() as E
     group.busy = true
     group.exchange = exchange

@@ -1,8 +1,9 @@
-import { assertKnownKeys, IllegalStateError } from '@vega/job-core'
+import { assertKnownKeys } from '@vega/job-core'
 import type { AggregateSchedulerSupplier } from './aggregate-scheduler-supplier.js'
 import { BorrowedAggregateSchedulerSupplier } from './borrowed-aggregate-scheduler-supplier.js'
 import type { DispatcherState } from './dispatcher-options.js'
 import { createDeferred, type Deferred } from './internal/deferred.js'
+import { assertPreparable, startsNow } from './internal/dispatcher-state.js'
 import { combineErrors } from './internal/errors.js'
 import { requireFunction, requireName } from './internal/validate.js'
 import type { LifecycleComponent } from './lifecycle.js'
@@ -101,11 +102,7 @@ export class CompositeDispatcher implements LifecycleComponent {
   }
 
   prepare(): Promise<void> {
-    if (this.current !== 'NEW') {
-      throw new IllegalStateError(
-        `[${this.name}] Dispatcher can only be prepared once. Current state: ${this.current}.`,
-      )
-    }
+    assertPreparable(this.name, this.current)
     this.current = 'PREPARED'
     // Every child is built before any is prepared: a construction failure
     // leaves nothing subscribed.
@@ -141,12 +138,7 @@ export class CompositeDispatcher implements LifecycleComponent {
   }
 
   start(): void {
-    if (this.current === 'RUNNING' || this.current === 'STOPPED') return
-    if (this.current !== 'PREPARED') {
-      throw new IllegalStateError(
-        `[${this.name}] Dispatcher cannot start from state: ${this.current}. Call prepare() first.`,
-      )
-    }
+    if (!startsNow(this.name, this.current)) return
     this.current = 'RUNNING'
     for (const child of this.members) child.start()
   }

@@ -1,9 +1,9 @@
 import { IllegalStateError } from '@vega/job-core'
 import { createDeferred, type Deferred } from './internal/deferred.js'
 import { abortReason } from './internal/errors.js'
+import { Fifo } from './internal/fifo.js'
 import { isThenable } from './internal/is-thenable.js'
 import { LANE_HELD, type LaneHost, LaneTask } from './internal/lane-task.js'
-import { RingQueue } from './internal/ring-queue.js'
 import { requireName, requirePositiveInteger } from './internal/validate.js'
 import type { ScheduledWork, Scheduler } from './scheduler.js'
 
@@ -65,7 +65,7 @@ type LaneState = 'open' | 'draining' | 'disposed'
 export class LaneScheduler implements ParallelScheduler, LaneHost {
   readonly name: string
   readonly parallelism: number
-  private readonly waiting = new RingQueue<LaneTask>()
+  private readonly waiting = new Fifo<LaneTask>()
   private readonly controller = new AbortController()
   private active = 0
   private state: LaneState = 'open'

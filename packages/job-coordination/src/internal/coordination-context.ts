@@ -16,18 +16,22 @@ import { fastPathOf } from './fast-path.js'
 import { Intent } from './intent.js'
 import type { CoordinationScope } from './scope.js'
 
-/** How an intent was decided; `orphaned` and `failed` are the adapter's own verdicts. */
-type Decision = 'proceed' | 'reuse' | 'skip' | 'orphaned' | 'failed'
+/**
+ * How an intent was decided; `orphaned` and `failed` are the adapter's own
+ * verdicts, `delegated` means a built-in took the decision over (see
+ * {@link takeOver}).
+ */
+type Decision = 'proceed' | 'reuse' | 'skip' | 'orphaned' | 'failed' | 'delegated'
 
-/** What this package's own strategies may reach behind a context. */
-export interface CoordinationInternals {
+/** What a built-in decides on when a coordinator delegates to it. */
+export interface DelegatedIntent {
   readonly scope: CoordinationScope
-  readonly task: Task<unknown>
+  readonly request: DispatchRequest<CoordinationBinding>
 }
 
 // Assigned in the class's static block, the only code that can read its
 // private fields: a coordinator holding `ctx` reaches neither of them.
-let internalsOfContext!: (ctx: object) => CoordinationInternals | undefined
+let takeOverContext!: (ctx: object, who: string) => DelegatedIntent | undefined
 let runCoordinator!: (
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
@@ -38,8 +42,8 @@ let runCoordinator!: (
  * Everything but {@link CoordinationContext}'s members is a private field
  * (`#`), so a coordinator cannot reach the scope, the runtime or the
  * decision through `ctx`, nor overwrite them: the object is frozen, and its
- * prototype holds the context's members alone. This package's strategies
- * reach the scope and the task through {@link internalsOf}.
+ * prototype holds the context's members alone. This package's built-ins
+ * take an intent over through {@link takeOver}.
  */
 class Coordination implements CoordinationContext {
   readonly #hash: string
@@ -245,7 +249,9 @@ class Coordination implements CoordinationContext {
         ? 'the orphan guard already skipped it (its coordinator returned before deciding)'
         : previous === 'failed'
           ? 'its coordinator already failed it'
-          : `it was already decided with ${previous}`
+          : previous === 'delegated'
+            ? 'it was handed to a built-in coordinator, which decides it'
+            : `it was already decided with ${previous}`
     const name = this.#coordinator.name
     throw new CoordinationProtocolError(
       `${name}: ${what} on task #${this.#request.task.id}, but ${why}. ` +
@@ -256,8 +262,20 @@ class Coordination implements CoordinationContext {
   }
 
   static {
-    internalsOfContext = (ctx) =>
-      #scope in ctx ? { scope: ctx.#scope, task: ctx.#request.task } : undefined
+    takeOverContext = (ctx, who) => {
+      if (!(#scope in ctx)) return undefined
+      if (ctx.#tracked && ctx.#decision === undefined) {
+        // Parked by the delegating coordinator: the built-in parks (and indexes) a call itself.
+        const task = ctx.#request.task
+        throw new CoordinationProtocolError(
+          `${ctx.#coordinator.name}: ${who}.coordinate(ctx) after intent.parkCoordinator(); hand the intent to a built-in before parking it (the built-in parks it when it must wait).`,
+          ctx.#coordinator.name,
+          task.id,
+        )
+      }
+      ctx.#decide('delegated', `${who}.coordinate(ctx)`)
+      return { scope: ctx.#scope, request: ctx.#request }
+    }
 
     runCoordinator = (scope, request) => {
       const { coordinator, hash } = request.binding
@@ -308,15 +326,20 @@ export function dispatchToCoordinator(
   return runCoordinator(scope, request)
 }
 
-/** The scope and task behind `ctx`; a `TypeError` for a context not made by the adapter. */
-export function internalsOf(ctx: CoordinationContext, who: string): CoordinationInternals {
-  const internals = ctx !== null && typeof ctx === 'object' ? internalsOfContext(ctx) : undefined
-  if (internals === undefined) {
+/**
+ * Hands the intent behind `ctx` to a built-in (`who`), which then decides on
+ * the kernel's request itself, exactly as when it is bound directly: the
+ * context counts as decided, so a second decision through it throws. A
+ * `TypeError` for a context not made by the adapter.
+ */
+export function takeOver(ctx: CoordinationContext, who: string): DelegatedIntent {
+  const taken = ctx !== null && typeof ctx === 'object' ? takeOverContext(ctx, who) : undefined
+  if (taken === undefined) {
     throw new TypeError(
       `${who} keeps per-runtime state and only runs inside a runtime: createRuntime({ plugins: [installCoordination] }).`,
     )
   }
-  return internals
+  return taken
 }
 
 function isTask(value: unknown): value is Task<unknown> {

@@ -1,8 +1,7 @@
 import type { DispatchRequest } from '@vega/job-core'
-import { makeCoordinator } from '../define-coordinator.js'
-import type { CoordinationContext, Coordinator } from '../types.js'
+import type { Coordinator } from '../types.js'
+import { builtinCoordinator } from './builtin.js'
 import type { CoordinationBinding } from './coordination-tag.js'
-import type { FastPath } from './fast-path.js'
 import type { CoordinationScope } from './scope.js'
 
 /**
@@ -17,23 +16,15 @@ export type WhenBusy = 'reuse' | 'drop'
 
 /**
  * A built-in that decides from one fact, the earliest live call of the key.
- * The rule is written once, here, and applied three ways: as the public
- * `coordinate(ctx)` (the protocol, for coordinators that delegate to a
- * built-in), straight on the kernel's request (no context object, no peers
- * array, no event unless someone listens), and, for `reuse`, as core's
- * `followPeer` (before the task is built). `test/fast-path.test.ts` runs
- * random call, cancel and time sequences through the first and the other
- * two and requires the same outcomes, states and events.
+ * The rule is written once, in `decide`, on the kernel's request (no
+ * context object, no peers array, no event unless someone listens); for
+ * `reuse` it is also core's `followPeer` (which live peer a call would be
+ * merged into, asked before its task is built). `test/fast-path.test.ts`
+ * runs random call, cancel and time sequences through the built-ins and
+ * through protocol-only models of them and requires the same outcomes,
+ * states and events.
  */
 export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Coordinator {
-  const coordinate = (ctx: CoordinationContext): unknown => {
-    const [peer] = ctx.peers()
-    if (peer === undefined) return ctx.proceed()
-    if (whenBusy === 'reuse') return ctx.reuse(peer)
-    ctx.emit({ type: 'coordination:dropped', peerId: peer.id })
-    return ctx.intent.skip('exhaust-dropped')
-  }
-
   const decide = (
     scope: CoordinationScope,
     request: DispatchRequest<CoordinationBinding>,
@@ -52,7 +43,8 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
       bus.emit({
         type: whenBusy === 'reuse' ? 'coordination:reuse' : 'coordination:dropped',
         peerId: peer.id,
-        coordinator: name,
+        // The bound coordinator: a coordinator that delegates here is the one named.
+        coordinator: binding.coordinator.name,
         intentId: request.task.id,
         hash: binding.hash,
       })
@@ -60,7 +52,7 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
     return whenBusy === 'reuse' ? request.follow(peer, 'dedupe') : request.skip('exhaust-dropped')
   }
 
-  const fastPath: FastPath = {
+  return builtinCoordinator(name, {
     decide,
     // A taskFn bound once whose own call leads needs no lookup: that call stays
     // the key's earliest live task until it settles (when the scope clears it).
@@ -68,6 +60,5 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
       whenBusy === 'reuse'
         ? (scope, binding) => binding.leading ?? scope.firstOf(binding.hash)
         : undefined,
-  }
-  return makeCoordinator(name, coordinate, fastPath)
+  })
 }

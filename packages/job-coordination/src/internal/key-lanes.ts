@@ -1,10 +1,8 @@
-import type { Task } from '@vega/job-core'
-import type { CoordinationContext } from '../types.js'
-import { internalsOf } from './coordination-context.js'
+import type { DispatchRequest, Task } from '@vega/job-core'
+import type { CoordinationBinding } from './coordination-tag.js'
 import { type Deferred, deferred } from './deferred.js'
-import { endingOf } from './ending.js'
+import { Fifo } from './fifo.js'
 import { KeyedStore } from './keyed-store.js'
-import { LinkedList } from './linked-list.js'
 import type { CoordinationScope, KeyState } from './scope.js'
 
 /**
@@ -14,11 +12,32 @@ import type { CoordinationScope, KeyState } from './scope.js'
  */
 export type WaitPolicy = 'queue' | 'latest'
 
-/** A parked call and the answer its coordinator returned to the caller. */
-export interface Waiter {
-  readonly ctx: CoordinationContext
-  readonly task: Task<unknown>
+/** One call as the kernel hands it to the coordinator: the lanes decide on it directly. */
+type Call = DispatchRequest<CoordinationBinding>
+
+/**
+ * keepLatest's waiting call, and the answer its caller and every caller it
+ * superseded receive: a superseded call's caller follows the newer call,
+ * so the answer is one promise per waiting turn, not one per call.
+ */
+interface LatestTurn {
+  call: Call
   readonly answer: Deferred<unknown>
+}
+
+/**
+ * Who waits in one key's lane, made when its first call parks: a key whose
+ * calls never meet costs none of it.
+ */
+class LaneWaiters {
+  /** Parked calls of the current generation, by task id: the only ones released. */
+  readonly parked = new Map<number, Call>()
+  /** `queue`: the current generation in call order; entries that already left are skipped. */
+  readonly order = new Fifo<Call>()
+  /** `latest`: the one waiting call, if any. */
+  latest: LatestTurn | undefined = undefined
+  /** Parked calls of an abandoned generation: never released; they leave when their task ends, or at dispose. */
+  readonly abandoned = new Map<number, Call>()
 }
 
 /**
@@ -27,97 +46,181 @@ export interface Waiter {
  * has ended **and** its body has exited (`host.onExited`), never at settle:
  * a cancelled or timed-out body that ignores its signal keeps its slot, so
  * two bodies of one key never overlap beyond the lane's concurrency.
+ *
+ * A parked call is its own waiter: the lane keeps the kernel's request in
+ * `parked` (by task id) and, under `queue`, in call order in `order`; its
+ * caller holds the task's own promise (`request.result`), so releasing it is
+ * `proceed()` and nothing else. One exit callback per lane serves every call: a task that
+ * ends while still in `parked` or `abandoned` leaves the lane; any other
+ * was admitted, and its exit frees a slot.
  */
 class KeyLane implements KeyState {
   /** Admitted calls whose task is live or whose body is still inside. */
   inside = 0
-  /** The current generation's waiters, in call order: the only ones released. */
-  readonly waiters: LinkedList<Waiter> = new LinkedList()
-  /** Waiters of an abandoned generation: never released; they leave when their task ends, or at dispose. */
-  readonly abandoned: LinkedList<Waiter> = new LinkedList()
+  private waiters: LaneWaiters | undefined = undefined
   private pumping = false
-  /** One callback per lane, not per call: an exit only needs to free a slot. */
-  private readonly exited: () => void
+  private readonly exited: (task: Task<unknown>) => void
 
   constructor(
     private readonly lanes: KeyLanes,
     private readonly scope: CoordinationScope,
     private readonly hash: string,
   ) {
-    this.exited = () => {
-      this.inside--
-      this.pump()
+    this.exited = (task) => {
+      const waiters = this.waiters
+      const id = task.id
+      if (waiters === undefined) {
+        this.inside--
+        this.pump()
+      } else if (waiters.parked.delete(id)) {
+        // Cancelled (or timed out) while parked: it leaves now rather than when reached.
+        const turn = waiters.latest
+        if (turn !== undefined && turn.call.task === task) {
+          waiters.latest = undefined
+          turn.answer.resolve(turn.call.result)
+        }
+        this.forgetIfIdle()
+      } else if (waiters.abandoned.delete(id)) {
+        this.forgetIfIdle()
+      } else {
+        this.inside--
+        this.pump()
+      }
     }
   }
 
+  /** Calls parked behind this key, of every generation (inspection). */
   get waiting(): number {
-    return this.waiters.size + this.abandoned.size
+    const waiters = this.waiters
+    return waiters === undefined ? 0 : waiters.parked.size + waiters.abandoned.size
   }
 
   get hasRoom(): boolean {
-    return this.waiters.size === 0 && this.inside < this.lanes.concurrency
+    return (
+      (this.waiters === undefined || this.waiters.parked.size === 0) &&
+      this.inside < this.lanes.concurrency
+    )
   }
 
-  admit(ctx: CoordinationContext, task: Task<unknown>): Promise<unknown> {
+  admit(call: Call): Promise<unknown> {
     this.inside++
+    const task = call.task
     this.scope.host.onExited(task, this.exited)
-    return ctx.proceed()
+    // Indexed before it proceeds, so a call its body makes sees it as a peer.
+    this.scope.track(call.binding, task)
+    return call.proceed()
   }
 
-  park(ctx: CoordinationContext, task: Task<unknown>): Promise<unknown> {
-    ctx.intent.parkCoordinator()
-    const answer = deferred<unknown>()
-    const superseded = this.lanes.policy === 'latest' ? this.waiters.shift() : undefined
-    const position = this.waiters.size
-    const node = this.waiters.push({ ctx, task, answer })
-    this.scope.host.onSettled(task, () => {
-      // Cancelled (or timed out) while parked: leave now rather than when
-      // reached, and settle the answer as the task ended.
-      if (!this.waiters.remove(node) && !this.abandoned.remove(node)) return
-      this.forgetIfIdle()
-      answer.resolve(endingOf(task))
-    })
-    ctx.emit({ type: 'coordination:queued', position })
-    if (superseded !== undefined) {
-      // Its caller follows the newer call; the first settle wins, so answer before skipping.
-      superseded.answer.resolve(answer.promise)
-      superseded.ctx.intent.skip('superseded', { cancelledBy: task.id })
+  park(call: Call): Promise<unknown> {
+    const task = call.task
+    this.scope.track(call.binding, task)
+    call.park()
+    this.scope.host.onExited(task, this.exited)
+    const waiters = (this.waiters ??= new LaneWaiters())
+    const position = waiters.parked.size
+    waiters.parked.set(task.id, call)
+    if (this.lanes.policy === 'queue') {
+      waiters.order.push(call)
+      this.emitQueued(call, position)
+      // Its caller follows the task's own outcome, whichever way it ends.
+      return call.result
     }
-    return answer.promise
+    const turn = waiters.latest
+    if (turn === undefined) {
+      const answer = deferred<unknown>()
+      waiters.latest = { call, answer }
+      this.emitQueued(call, 0)
+      return answer.promise
+    }
+    // The newer call takes the turn; the one it supersedes ends, and its
+    // caller already holds the turn's answer, which now follows the newer
+    // call. Ended as the newer call's peer, not skipped: nobody needs the
+    // superseded task's own promise, so none is made.
+    const superseded = turn.call
+    turn.call = call
+    this.emitQueued(call, 0)
+    call.cancelPeer(superseded.task, 'superseded')
+    return turn.answer.promise
   }
 
   /** Releases waiters while there is room, then forgets the key if nothing is left. */
   pump(): void {
+    const waiters = this.waiters
     // A released body may end and exit synchronously and re-enter; the loop picks up the slack.
-    if (this.pumping) return
-    this.pumping = true
-    try {
-      while (this.inside < this.lanes.concurrency && this.waiters.size > 0) {
-        const waiter = this.waiters.shift()!
-        waiter.answer.resolve(this.admit(waiter.ctx, waiter.task))
+    if (waiters !== undefined && !this.pumping) {
+      this.pumping = true
+      try {
+        while (this.inside < this.lanes.concurrency && waiters.parked.size > 0) {
+          const turn = waiters.latest
+          if (turn !== undefined) {
+            waiters.latest = undefined
+            waiters.parked.delete(turn.call.task.id)
+            this.inside++
+            turn.answer.resolve(turn.call.proceed())
+            continue
+          }
+          const call = waiters.order.shift()
+          if (call === undefined) break
+          // Gone from `parked`: it ended while parked, and left then.
+          if (!waiters.parked.delete(call.task.id)) continue
+          this.inside++
+          call.proceed()
+        }
+      } finally {
+        this.pumping = false
       }
-    } finally {
-      this.pumping = false
     }
-    this.forgetIfIdle()
+    if (!this.pumping) this.forgetIfIdle()
   }
 
   /** Moves every waiter to the abandoned generation: nobody releases them any more. */
   abandon(): void {
-    this.waiters.moveAllTo(this.abandoned)
+    const waiters = this.waiters
+    if (waiters === undefined) return
+    const turn = waiters.latest
+    if (turn !== undefined) {
+      // Never released now: its callers get its own ending, whenever it comes.
+      waiters.latest = undefined
+      turn.answer.resolve(turn.call.result)
+    }
+    for (const [id, call] of waiters.parked) waiters.abandoned.set(id, call)
+    waiters.parked.clear()
+    waiters.order.clear()
   }
 
-  /** Takes every waiter, of every generation, out of the lane. */
-  drain(): Waiter[] {
-    const taken = [...this.abandoned.drain(), ...this.waiters.drain()]
+  /** Skips every waiter, of every generation, with `reason`. */
+  skipAll(reason: string): void {
+    const waiters = this.waiters
+    if (waiters !== undefined) {
+      const turn = waiters.latest
+      waiters.latest = undefined
+      const calls = [...waiters.abandoned.values(), ...waiters.parked.values()]
+      waiters.order.clear()
+      for (const call of calls) {
+        // Its exit callback takes it out of `parked` or `abandoned`.
+        const skipped = call.skip(reason)
+        if (turn !== undefined && turn.call === call) turn.answer.resolve(skipped)
+      }
+    }
     this.forgetIfIdle()
-    return taken
   }
 
   forgetIfIdle(): void {
-    if (this.inside === 0 && this.waiters.size === 0 && this.abandoned.size === 0) {
+    if (this.inside === 0 && this.waiting === 0) {
       this.lanes.store.delete(this.scope, this.hash, this)
     }
+  }
+
+  private emitQueued(call: Call, position: number): void {
+    const bus = this.scope.host.events
+    if (!bus.active) return
+    bus.emit({
+      type: 'coordination:queued',
+      position,
+      coordinator: call.binding.coordinator.name,
+      intentId: call.task.id,
+      hash: this.hash,
+    })
   }
 }
 
@@ -133,22 +236,20 @@ export class KeyLanes {
   private readonly hooked = new WeakSet<CoordinationScope>()
 
   constructor(
-    /** Who to name when a context was not made by the runtime. */
-    private readonly who: string,
     readonly concurrency: number,
     readonly policy: WaitPolicy,
   ) {}
 
-  /** The decision for one intent: proceed when its lane has room, else park. */
-  coordinate(ctx: CoordinationContext): Promise<unknown> {
-    const { scope, task } = internalsOf(ctx, this.who)
+  /** The decision for one call: proceed when its lane has room, else park. */
+  decide(scope: CoordinationScope, call: Call): Promise<unknown> {
     if (!this.hooked.has(scope)) this.hook(scope)
-    let lane = this.store.get(scope, ctx.hash)
+    const hash = call.binding.hash
+    let lane = this.store.get(scope, hash)
     if (lane === undefined) {
-      lane = new KeyLane(this, scope, ctx.hash)
-      this.store.set(scope, ctx.hash, lane)
+      lane = new KeyLane(this, scope, hash)
+      this.store.set(scope, hash, lane)
     }
-    return lane.hasRoom ? lane.admit(ctx, task) : lane.park(ctx, task)
+    return lane.hasRoom ? lane.admit(call) : lane.park(call)
   }
 
   /**
@@ -162,11 +263,9 @@ export class KeyLanes {
     }
   }
 
-  /** Takes every waiter of every scope out of its lane. */
-  drain(): Waiter[] {
-    const taken: Waiter[] = []
-    for (const lane of this.store.values()) taken.push(...lane.drain())
-    return taken
+  /** Skips every waiter of every scope (`dispose`). */
+  skipAll(reason: string): void {
+    for (const lane of this.store.values()) lane.skipAll(reason)
   }
 
   private hook(scope: CoordinationScope): void {

@@ -1,5 +1,5 @@
-import { makeCoordinator } from '../define-coordinator.js'
 import type { StatefulCoordinator } from '../types.js'
+import { builtinCoordinator } from './builtin.js'
 import { KeyLanes, type WaitPolicy } from './key-lanes.js'
 import { resolveLaneOptions } from './lane-options.js'
 
@@ -18,21 +18,22 @@ export function createLaneCoordinator(
   policy: WaitPolicy,
 ): StatefulCoordinator {
   const { concurrency, name } = resolveLaneOptions(fn, options, example, defaultName)
-  const lanes = new KeyLanes(`${fn}()`, concurrency, policy)
+  const lanes = new KeyLanes(concurrency, policy)
   let disposed = false
   let self: StatefulCoordinator
-  self = makeCoordinator<StatefulCoordinator>(
+  self = builtinCoordinator<StatefulCoordinator>(
     name,
-    (ctx) => (disposed ? ctx.intent.skip('shutdown') : lanes.coordinate(ctx)),
-    undefined,
+    {
+      decide: (scope, request) =>
+        disposed ? request.skip('shutdown') : lanes.decide(scope, request),
+      follow: undefined,
+    },
     {
       dispose: {
         value: (): void => {
           if (disposed) return
           disposed = true
-          for (const waiter of lanes.drain()) {
-            waiter.answer.resolve(waiter.ctx.intent.skip('shutdown'))
-          }
+          lanes.skipAll('shutdown')
         },
       },
       resetAdmission: {

@@ -1,4 +1,4 @@
-import type { PluginHost, Runtime, Task } from '@vega/job-core'
+import { isTerminalState, type PluginHost, type Runtime, type Task } from '@vega/job-core'
 import type { CoordinationBinding } from './coordination-tag.js'
 
 /** Per-key state a strategy keeps (a serialize queue, a keepLatest slot). */
@@ -15,49 +15,13 @@ export interface KeyState {
 export class CoordinationScope {
   readonly host: PluginHost
   /**
-   * hash → its earliest non-terminal coordinated task (in the order they
-   * reached a coordinator): what dedupe and exhaust ask on every call, so it
-   * is one `Map.get` with nothing to unwrap.
+   * hash → its live coordinated tasks (in the order they reached a
+   * coordinator). The entry's own settle callback serves every task of the
+   * key, so a tracked task costs no map entry or closure of its own.
    */
-  private readonly first = new Map<string, Task<unknown>>()
-  /** hash → its other live tasks, in order; only for keys with more than one. */
-  private readonly later = new Map<string, Set<Task<unknown>>>()
-  /**
-   * Each indexed task's binding (whose hash it is indexed under), by task
-   * id. Core hands a settle callback the task, so one callback serves every
-   * indexed task and finds the binding here: a leader costs this entry
-   * instead of a closure and its context, which is larger. Keyed by the
-   * id, a number, not by the task object, for which the engine would first
-   * have to create and store an identity hash.
-   */
-  private readonly bindings = new Map<number, CoordinationBinding>()
-  private readonly settled = (task: Task<unknown>): void => {
-    const id = task.id
-    const binding = this.bindings.get(id)
-    if (binding === undefined) return
-    this.bindings.delete(id)
-    const hash = binding.hash
-    // Most keys have one live task: then there is no later set to look up,
-    // and a task its binding says leads is the key's first (skipping both
-    // lookups leaves a leader's settle two Map operations).
-    const later = this.later.size === 0 ? undefined : this.later.get(hash)
-    let first: boolean
-    if (binding.leading === task) {
-      binding.leading = undefined
-      first = true
-    } else first = this.first.get(hash) === task
-    if (!first) {
-      if (later?.delete(task) === true && later.size === 0) this.later.delete(hash)
-    } else if (later === undefined) {
-      this.first.delete(hash)
-    } else {
-      // The next earliest moves to the front.
-      const [next] = later
-      later.delete(next!)
-      if (later.size === 0) this.later.delete(hash)
-      this.first.set(hash, next!)
-    }
-  }
+  private readonly keys = new Map<string, KeyPeers>()
+  /** Tracked tasks that have not settled yet (inspection). */
+  private tracked = 0
   /** store owner (one per stateful coordinator) → hash → state. */
   readonly stores: Map<object, Map<string, KeyState>> = new Map()
 
@@ -75,38 +39,136 @@ export class CoordinationScope {
     onSettled?: (task: Task<unknown>) => void,
   ): void {
     const hash = binding.hash
-    if (!this.first.has(hash)) this.first.set(hash, task)
-    else {
-      let later = this.later.get(hash)
-      if (later === undefined) {
-        later = new Set()
-        this.later.set(hash, later)
-      }
-      later.add(task)
-    }
-    this.bindings.set(task.id, binding)
+    let peers = this.keys.get(hash)
+    if (peers === undefined) {
+      peers = new KeyPeers(this, hash, task)
+      this.keys.set(hash, peers)
+    } else peers.add(task)
+    // A call that leads its key through a binding dedupe remembers (`leading`)
+    // hands that binding to the key, which clears it when the task settles.
+    if (binding.leading === task) peers.leadBinding = binding
+    this.tracked++
     // Core runs settle callbacks in the order they were added: the index is left first.
-    this.host.onSettled(task, this.settled)
+    this.host.onSettled(task, peers.settled)
     if (onSettled !== undefined) this.host.onSettled(task, onSettled)
   }
 
   /** The earliest live task with `hash`, without building the peers array. */
   firstOf(hash: string): Task<unknown> | undefined {
-    return this.first.get(hash)
+    return this.keys.get(hash)?.first
   }
 
   /** The other live tasks with `hash`, earliest first. */
   peersOf(hash: string, intent: Task<unknown>): Task<unknown>[] {
-    const first = this.first.get(hash)
-    if (first === undefined) return []
-    const peers = first === intent ? [] : [first]
-    const later = this.later.get(hash)
-    if (later !== undefined) for (const task of later) if (task !== intent) peers.push(task)
+    const peers: Task<unknown>[] = []
+    this.keys.get(hash)?.collectLive(peers, intent)
     return peers
   }
 
   sizes(): { keys: number; tasks: number } {
-    return { keys: this.first.size, tasks: this.bindings.size }
+    return { keys: this.keys.size, tasks: this.tracked }
+  }
+
+  /** A tracked task of `peers` settled (its key's settle callback). */
+  left(peers: KeyPeers, task: Task<unknown>): void {
+    this.tracked--
+    // An entry already replaced (its key emptied and came back) is not the one to delete.
+    if (peers.remove(task) && this.keys.get(peers.hash) === peers) this.keys.delete(peers.hash)
+  }
+}
+
+/**
+ * One live key of the peer index: its earliest live task, and the ones after
+ * it in order. A later task that settles is not searched for: it is counted
+ * out and skipped when the front reaches it, and the list is rebuilt once
+ * most of it is settled, so a key with a thousand waiters costs O(1) per
+ * call and per settle, and never holds more than about twice its live tasks.
+ */
+class KeyPeers {
+  readonly hash: string
+  first: Task<unknown> | undefined
+  /** The binding whose `leading` names `first`, cleared with it. */
+  leadBinding: CoordinationBinding | undefined = undefined
+  private later: (Task<unknown> | undefined)[] | undefined = undefined
+  private head = 0
+  /** Tasks in `later` that have neither settled nor moved to the front. */
+  private laterLive = 0
+  /** One callback for every task of the key: core hands it the task. */
+  readonly settled: (task: Task<unknown>) => void
+
+  constructor(scope: CoordinationScope, hash: string, first: Task<unknown>) {
+    this.hash = hash
+    this.first = first
+    this.settled = (task) => scope.left(this, task)
+  }
+
+  add(task: Task<unknown>): void {
+    ;(this.later ??= []).push(task)
+    this.laterLive++
+  }
+
+  /** `task` settled; returns true when the key has no live task left. */
+  remove(task: Task<unknown>): boolean {
+    if (task !== this.first) {
+      this.laterLive--
+      this.compact()
+      return false
+    }
+    const lead = this.leadBinding
+    if (lead !== undefined) {
+      this.leadBinding = undefined
+      if (lead.leading === task) lead.leading = undefined
+    }
+    // The next earliest moves to the front.
+    this.first = this.takeEarliest()
+    return this.first === undefined
+  }
+
+  /** Appends the live tasks but `except` to `into`, earliest first. */
+  collectLive(into: Task<unknown>[], except: Task<unknown> | undefined): void {
+    const first = this.first
+    if (first !== undefined && first !== except) into.push(first)
+    const later = this.later
+    if (later === undefined) return
+    for (let i = this.head; i < later.length; i++) {
+      const task = later[i]!
+      if (task !== except && !isTerminalState(task.state)) into.push(task)
+    }
+  }
+
+  private takeEarliest(): Task<unknown> | undefined {
+    const later = this.later
+    if (later === undefined) return undefined
+    while (this.head < later.length) {
+      const task = later[this.head]!
+      later[this.head] = undefined
+      this.head++
+      if (!isTerminalState(task.state)) {
+        this.laterLive--
+        return task
+      }
+    }
+    this.later = undefined
+    this.head = 0
+    return undefined
+  }
+
+  private compact(): void {
+    const later = this.later
+    if (later === undefined) return
+    const held = later.length - this.head
+    if (this.laterLive === 0) {
+      this.later = undefined
+      this.head = 0
+    } else if (held > 32 && held > 2 * this.laterLive) {
+      const kept: Task<unknown>[] = []
+      for (let i = this.head; i < later.length; i++) {
+        const task = later[i]!
+        if (!isTerminalState(task.state)) kept.push(task)
+      }
+      this.later = kept
+      this.head = 0
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { isTerminalState } from '@vega/job-core'
-import { defineCoordinator } from '../define-coordinator.js'
+import { builtinCoordinator } from '../internal/builtin.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -18,17 +18,29 @@ import type { Coordinator } from '../types.js'
  * const results = await run(runtime, search('vega'))
  * ```
  */
-export const restartCoordinator: Coordinator = defineCoordinator('restart', (ctx) => {
-  const peers = ctx.peers()
-  if (peers.length > 0) {
-    const cancelledPeerIds: number[] = []
-    for (const peer of peers) {
+export const restartCoordinator: Coordinator = builtinCoordinator('restart', {
+  decide(scope, request) {
+    const { binding, task } = request
+    const bus = scope.host.events
+    let cancelledPeerIds: number[] | undefined
+    for (const peer of scope.peersOf(binding.hash, task)) {
       // An earlier cancel may have ended this one too (a child, a dependant).
       if (isTerminalState(peer.state)) continue
-      ctx.cancelPeer(peer)
-      cancelledPeerIds.push(peer.id)
+      request.cancelPeer(peer, 'abort')
+      if (bus.active) (cancelledPeerIds ??= []).push(peer.id)
     }
-    if (cancelledPeerIds.length > 0) ctx.emit({ type: 'coordination:restart', cancelledPeerIds })
-  }
-  return ctx.proceed()
+    if (cancelledPeerIds !== undefined && bus.active) {
+      bus.emit({
+        type: 'coordination:restart',
+        cancelledPeerIds,
+        coordinator: binding.coordinator.name,
+        intentId: task.id,
+        hash: binding.hash,
+      })
+    }
+    // Indexed before it proceeds, so a call its body makes sees it as a peer.
+    scope.track(binding, task)
+    return request.proceed()
+  },
+  follow: undefined,
 })

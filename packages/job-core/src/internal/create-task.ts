@@ -3,12 +3,10 @@ import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, takeSnapshot } from './context-carrier.js'
 import type { ResolvedRunOptions, RuntimeCore } from './model.js'
-import { sinceOffsetAt } from './since-offset.js'
 import { enterBody } from './stages/execute.js'
-import { addCallback, extrasOf } from './task-extras.js'
+import { addCallback, armTimeout, extrasOf } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
-import { TaskRecord } from './task-record.js'
-import { armTimeout } from './timeouts.js'
+import { sinceOffsetAt, TaskRecord } from './task-record.js'
 import type { KernelEvent } from './transition-event.js'
 
 /**
@@ -49,10 +47,11 @@ export function createTask(
 }
 
 /**
- * After the pipeline went as far as it could inside `run()`: a task that
- * has to wait keeps the async context of this call for its body.
+ * After the pipeline went as far as it could inside `run()`, the task keeps
+ * what this call gives it: a task still idle takes this moment as its time,
+ * and a task that has to wait keeps the call's async context for its body.
  */
-export function keepCallerContext(task: TaskRecord): void {
+export function keepCallerTimeAndContext(task: TaskRecord): void {
   const core = task.core
   // Still idle (no transition read the clock): its time is this call's. A
   // merged call (ended here, nobody listening) skips the read, which costs

@@ -57,6 +57,10 @@ export class DispatchRequestImpl implements DispatchRequest<unknown> {
     task.moveTo('parked:coordinator')
   }
 
+  get result(): Promise<unknown> {
+    return ownPromise(this.#task)
+  }
+
   skip(reason: CancelReason, options?: CancelOptions): Promise<never> {
     if (typeof reason !== 'string' || reason === '') {
       throw new TypeError(

@@ -1,6 +1,6 @@
 import type { Task, TaskFn } from '../types/task.js'
 import { readBindings } from './bindings.js'
-import { createTask, keepCallerContext } from './create-task.js'
+import { createTask, keepCallerTimeAndContext } from './create-task.js'
 import { followedCall } from './followed-call.js'
 import type {
   ResolvedRunOptions,
@@ -63,7 +63,7 @@ export function runCall(
     task.stage = SHAPE
     advance(task)
   }
-  keepCallerContext(task)
+  keepCallerTimeAndContext(task)
   return task.handle
 }
 

@@ -1,5 +1,3 @@
-import { noop } from './noop.js'
-
 /** A promise with its resolvers, for results decided later (a shaper burst's survivor). */
 export interface Deferred<T> {
   readonly promise: Promise<T>
@@ -29,4 +27,18 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 export function handled<P extends Promise<unknown>>(promise: P): P {
   promise.then(undefined, noop)
   return promise
+}
+
+export function noop(): void {}
+
+/**
+ * Resolves after the current macrotask: every promise callback queued so far
+ * (and those they queue) has run by then. Not a timer: it does not wait for
+ * time, so it stays outside the runtime clock.
+ */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve)
+    else setTimeout(resolve, 0)
+  })
 }

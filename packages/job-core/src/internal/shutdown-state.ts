@@ -2,9 +2,9 @@ import type { TimerHandle } from '../types/backend.js'
 import type { ShutdownReport } from '../types/runtime.js'
 import type { ShutdownMode, TerminalState } from '../types/task.js'
 import { cancelTask } from './cancellation.js'
-import { liftPause } from './lift-pause.js'
-import { nextMacrotask } from './macrotask.js'
 import type { RuntimeCore, ShutdownState as ShutdownStateShape } from './model.js'
+import { nextMacrotask } from './promises.js'
+import { liftPause } from './start-gate.js'
 
 /**
  * One runtime's shutdown, from the first `shutdown()` call to its report.

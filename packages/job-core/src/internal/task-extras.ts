@@ -1,4 +1,6 @@
-import type { Task } from '../types/task.js'
+import { TimeoutError } from '../errors.js'
+import type { TimerHandle } from '../types/backend.js'
+import type { Task, TimeoutPhase } from '../types/task.js'
 import type { TaskCallback, TaskExtras, TaskRecord } from './model.js'
 
 /** The task's extras, made on first use. */
@@ -34,8 +36,11 @@ export function addCallback(
   first = false,
 ): () => void {
   const extras = extrasOf(task)
-  const callbacks = (extras[list] ??= [])
-  if (first) callbacks.unshift(callback)
+  const callbacks = extras[list]
+  // Most tasks get one callback per list: an array literal holds exactly
+  // one, where pushing onto an empty array reserves room for seventeen.
+  if (callbacks === undefined) extras[list] = [callback]
+  else if (first) callbacks.unshift(callback)
   else callbacks.push(callback)
   return () => {
     const current = extras[list]
@@ -68,4 +73,18 @@ export function clearStageTimer(task: TaskRecord): void {
 export function runCallbacks(callbacks: TaskCallback[] | undefined, handle: Task<unknown>): void {
   if (callbacks === undefined) return
   for (const callback of callbacks) callback(handle)
+}
+
+/**
+ * Arms the `phase` limit of `task` on the runtime clock: after `ms`,
+ * `expire` receives the `TimeoutError` that says which limit passed. The
+ * one place a timeout is armed, for `attempt`, `total` and `queue` alike.
+ */
+export function armTimeout(
+  task: TaskRecord,
+  phase: TimeoutPhase,
+  ms: number,
+  expire: (error: TimeoutError) => void,
+): TimerHandle {
+  return task.core.clock.setTimeout(() => expire(new TimeoutError(phase, ms, task.id)), ms)
 }

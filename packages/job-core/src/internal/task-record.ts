@@ -1,3 +1,4 @@
+import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
 import { isLegalTransition, isTerminalState } from '../task-state.js'
 import type { BackendJob } from '../types/backend.js'
@@ -14,7 +15,6 @@ import type {
   TaskExtras,
   TaskRecord as TaskRecordShape,
 } from './model.js'
-import { sinceOffsetAt } from './since-offset.js'
 import { SHAPE } from './stages/stage.js'
 import { deliverTransition, type TransitionExtra } from './transition-event.js'
 
@@ -149,4 +149,22 @@ export class TaskRecord implements TaskRecordShape {
     this.sinceOffset = sinceOffsetAt(core, at)
     deliverTransition(bus, at, this.id, this.attempt, from, to, extra)
   }
+}
+
+/**
+ * A clock reading (now, unless given) as an offset from the runtime's first
+ * one, made a small integer whenever it is one. A difference of two epoch
+ * readings is a heap number as computed (a heap object per record when stored), and
+ * one stored heap number turns the field into a boxed double for every
+ * record after it. Fractional clocks and runtimes older than 24 days keep
+ * the plain number.
+ */
+export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
+  // The system clock is read here, not through the clock object: returned
+  // from a call that is not inlined, an epoch reading is a fresh heap
+  // number (a heap object per transition).
+  const offset =
+    (at ?? (core.clock === systemClock ? Date.now() : core.clock.now())) - core.clockOrigin
+  const small = offset | 0
+  return small === offset ? small : offset
 }

@@ -1,6 +1,6 @@
 import type { Task } from '../types/task.js'
-import { nextMacrotask } from './macrotask.js'
 import type { RuntimeCore, TaskRecord } from './model.js'
+import { nextMacrotask } from './promises.js'
 
 /**
  * A task ended in `error`: unless somebody observes it before the next

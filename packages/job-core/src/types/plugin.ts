@@ -32,6 +32,15 @@ export interface DispatchRequest<B> {
   proceed(): Promise<unknown>
   /** `idle` → `parked:coordinator`, until a later `proceed` or `skip`. */
   park(): void
+  /**
+   * The task's own result promise: what `proceed` returns, made on first
+   * read. A handler that parks a call can answer its caller with it at once,
+   * so the caller gets the task's outcome however it ends (released,
+   * cancelled while parked, skipped) without a promise of the handler's
+   * own. Reading it does not count as observing the task (an error nobody
+   * awaits is still reported), unlike `task.promise`.
+   */
+  readonly result: Promise<unknown>
   /** Ends the task `cancelled` with `reason` without running it; returns a promise rejected with its `CancelledError` (already marked handled). */
   skip(
     reason: CancelReason,

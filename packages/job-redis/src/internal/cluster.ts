@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
+import type { Cluster as IORedisCluster } from 'ioredis'
 import type { Codec } from '../codec.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
@@ -13,10 +14,20 @@ export interface Located {
   readonly task: Task<unknown>
 }
 
+/** One key's wake-up channel while this process listens to it. */
+interface Listening {
+  readonly channel: string
+  /** Waiters and restart holders of the key that need its messages. */
+  wanted: number
+  /** Set while nobody wants it: the subscription stays a little, for the key's next waiter. */
+  linger: NodeJS.Timeout | undefined
+}
+
 /**
  * Everything one `createRedisCoordination` keeps in this process: the runtimes
  * it serves, its waiters and leases (by id, for pub/sub), the subscriber
- * connection, and the releases still on the wire (awaited at shutdown).
+ * connection and the keys' channels it listens to, and the releases still on
+ * the wire (awaited at shutdown).
  */
 export class Cluster implements WaiterRegistry {
   readonly byHash: Map<string, Set<Waiter>> = new Map()
@@ -27,6 +38,9 @@ export class Cluster implements WaiterRegistry {
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
   private counter = 0
   private subscriber: RedisClient | undefined
+  /** The keys whose channel this process listens to, by hash; and the hash of each channel. */
+  private readonly listening: Map<string, Listening> = new Map()
+  private readonly channels: Map<string, string> = new Map()
 
   constructor(
     readonly io: RedisIO,
@@ -75,10 +89,17 @@ export class Cluster implements WaiterRegistry {
     return this.drained.promise
   }
 
-  /** Opens the subscriber connection (once); waiters poll on their floor until it is ready. */
+  /**
+   * Opens the subscriber connection (once). On a cluster it is a duplicate
+   * with one sharded subscriber per primary, so a key's channel is heard on
+   * the primary that owns the key's slot. It subscribes to nothing until a
+   * key is waited on ({@link want}).
+   */
   listen(): void {
     if (this.subscriber !== undefined || this.io.redis.status === 'end') return
-    const subscriber = this.io.redis.duplicate()
+    const subscriber = this.io.onCluster
+      ? (this.io.redis as IORedisCluster).duplicate([], { shardedSubscribers: true })
+      : this.io.redis.duplicate()
     this.subscriber = subscriber
     // Errors surface as calls that time out; an unheard message costs at most one polling floor.
     subscriber.on('error', () => {})
@@ -86,11 +107,89 @@ export class Cluster implements WaiterRegistry {
     subscriber.on('connect', () =>
       (subscriber as { stream?: { unref?(): void } }).stream?.unref?.(),
     )
-    subscriber.on('message', (_channel: string, message: string) => this.hear(message))
-    subscriber.subscribe(this.io.channel).catch(() => {})
+    subscriber.on('smessage', (channel: string, message: string) => this.hear(channel, message))
+  }
+
+  /**
+   * Listens to the key's channel. A new subscription re-checks the key's
+   * waiters once it holds: a message sent before it did is not heard, and the
+   * re-check finds what it said ({@link recheck}).
+   */
+  want(hash: string): void {
+    const known = this.listening.get(hash)
+    if (known !== undefined) {
+      known.wanted++
+      if (known.linger !== undefined) clearTimeout(known.linger)
+      known.linger = undefined
+      return
+    }
+    this.listen()
+    const subscriber = this.subscriber
+    if (subscriber === undefined) return // the client ended: waiters fail or poll on their floor
+    const listening: Listening = { channel: this.io.channel(hash), wanted: 1, linger: undefined }
+    this.listening.set(hash, listening)
+    this.channels.set(listening.channel, hash)
+    const subscribed = () => {
+      if (this.listening.get(hash) === listening) this.recheck(hash)
+    }
+    // Not subscribed: the key's next waiter tries again; until then its waiters poll on their floor.
+    const failed = () => this.forget(hash, listening)
+    try {
+      subscriber.ssubscribe(listening.channel).then(subscribed, failed)
+    } catch {
+      failed() // a cluster client that does not know the slot's node yet may throw
+    }
+  }
+
+  /**
+   * What the key's waiters may have missed before the subscription held. A
+   * serialize line (one slot) only misses a hand-off, which left the key in
+   * the lock under a waiter's id: one read for the whole line finds it. Other
+   * waiters (at most one per process and key for dedupe and keepLatest, as
+   * local peers are decided locally) ask again.
+   */
+  private recheck(hash: string): void {
+    let inLine = false
+    for (const waiter of [...(this.byHash.get(hash) ?? [])]) {
+      if (waiter.mode === 'queue' && waiter.limit === 1) inLine = true
+      else waiter.poll()
+    }
+    if (!inLine) return
+    this.io.holderOf(hash).then(
+      (holder) => {
+        if (holder !== null) this.byId.get(holder)?.poll()
+      },
+      () => {}, // unreachable: the waiters' polling floor covers it
+    )
+  }
+
+  unwant(hash: string): void {
+    const listening = this.listening.get(hash)
+    if (listening === undefined || --listening.wanted > 0) return
+    // Kept for a lease period: a key waited on again soon costs no new subscription.
+    listening.linger = setTimeout(() => this.stopListening(hash, listening), this.io.leaseMs)
+    listening.linger.unref()
+  }
+
+  private stopListening(hash: string, listening: Listening): void {
+    if (this.forget(hash, listening))
+      this.subscriber?.sunsubscribe(listening.channel).catch(() => {})
+  }
+
+  private forget(hash: string, listening: Listening): boolean {
+    if (this.listening.get(hash) !== listening) return false
+    if (listening.linger !== undefined) clearTimeout(listening.linger)
+    this.listening.delete(hash)
+    this.channels.delete(listening.channel)
+    return true
   }
 
   async close(): Promise<void> {
+    for (const listening of this.listening.values()) {
+      if (listening.linger !== undefined) clearTimeout(listening.linger)
+    }
+    this.listening.clear()
+    this.channels.clear()
     const subscriber = this.subscriber
     this.subscriber = undefined
     if (subscriber === undefined) return
@@ -101,27 +200,32 @@ export class Cluster implements WaiterRegistry {
     return { waiters: this.byId.size, leases: this.leases.size, keys: this.byHash.size }
   }
 
-  private hear(message: string): void {
-    const kind = message[0]
-    const lines = kind === 'r' ? splitN(message, 4) : message.split('\n')
-    const hash = lines[1]
+  /** A message on a key's channel (see the scripts): `g` hand-off, `w` wake, `x` evicted, `s` superseded, `r` dedupe result. */
+  private hear(channel: string, message: string): void {
+    const hash = this.channels.get(channel)
     if (hash === undefined) return
-    if (kind === 'w') {
-      const head = lines[2]
-      if (head !== undefined) this.byId.get(head)?.poll()
-      else for (const waiter of [...(this.byHash.get(hash) ?? [])]) waiter.poll()
-    } else if (kind === 'x') {
-      for (const id of lines.slice(2)) this.leases.get(id)?.evict()
-    } else if (kind === 's') {
-      for (const id of lines.slice(2)) this.byId.get(id)?.finish({ kind: 'superseded' })
-    } else if (kind === 'r') {
-      const leader = lines[2]
-      const payload = lines[3] ?? ''
+    const kind = message[0]
+    if (kind === 'r') {
+      const [, leader, payload = ''] = splitN(message, 3)
       for (const waiter of [...(this.byHash.get(hash) ?? [])]) {
         if (waiter.mode !== 'lead') continue
         if (waiter.follow === leader) waiter.finish({ kind: 'result', payload })
         else waiter.poll()
       }
+      return
+    }
+    const lines = message.split('\n')
+    if (kind === 'g') {
+      const [, id = '', fence = '', server = ''] = lines
+      this.byId.get(id)?.handed(Number(fence), server)
+    } else if (kind === 'w') {
+      const head = lines[1]
+      if (head !== undefined) this.byId.get(head)?.poll()
+      else for (const waiter of [...(this.byHash.get(hash) ?? [])]) waiter.poll()
+    } else if (kind === 'x') {
+      for (const id of lines.slice(1)) this.leases.get(id)?.evict()
+    } else if (kind === 's') {
+      for (const id of lines.slice(1)) this.byId.get(id)?.finish({ kind: 'superseded' })
     }
   }
 }

@@ -205,7 +205,7 @@ export class Lease implements Answer<boolean> {
         if (verdict === -1) {
           this.lose(
             this.lostError(
-              'Redis restarted since the grant (another run_id); its token is not honoured',
+              'another Redis server answers for the key since the grant (another run_id: a restart or a failover); its token is not honoured',
             ),
           )
           return

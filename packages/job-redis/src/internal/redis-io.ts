@@ -5,6 +5,15 @@ export type RedisClient = Redis | Cluster
 
 import { RedisUnavailableError } from '../errors.js'
 import { type Answer, boundedTo } from './bounded.js'
+import {
+  ACQUIRE_ARGV,
+  acquireArgs,
+  holdersPart,
+  LEAVE_KEYS,
+  leaveArgs,
+  RELEASE_KEYS,
+  releaseArgs,
+} from './script-args.js'
 import { scripts } from './scripts.js'
 
 export type { Answer }
@@ -20,6 +29,8 @@ export type AcquireReply =
     }
   | { readonly kind: 'waiting'; readonly position: number; readonly others: string[] }
   | { readonly kind: 'result'; readonly payload: string }
+  /** A keepLatest waiter asked again and found itself out of the line: a newer call took its place. */
+  | { readonly kind: 'superseded' }
 
 export type ReleaseKind = 'plain' | 'wake' | 'result'
 
@@ -32,11 +43,10 @@ const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
  * `RedisUnavailableError`, whatever ioredis does with it afterwards.
  */
 export class RedisIO {
-  readonly channel: string
   readonly fenceTtlMs: number
   /** The numbers every script call sends, as the strings ioredis would make of them each time. */
-  private readonly leaseArg: string
-  private readonly fenceTtlArg: string
+  readonly leaseArg: string
+  readonly fenceTtlArg: string
   /**
    * The run_id of the server at the other end of one connection (`redis.stream`),
    * learned from a grant on it: one TCP connection reaches one server process,
@@ -49,6 +59,8 @@ export class RedisIO {
 
   /** A Redis Cluster client: every grant asks for the run_id of the node that holds its key. */
   readonly onCluster: boolean
+  /** '1' when a hand-off (a release granting the next waiter) names its server in its message: on a cluster, where a grant always asks. */
+  readonly handOffRunIdArg: string
 
   constructor(
     readonly redis: RedisClient,
@@ -56,11 +68,34 @@ export class RedisIO {
     readonly leaseMs: number,
     readonly connectTimeoutMs: number,
   ) {
-    this.channel = `${prefix}:~wake`
     this.fenceTtlMs = Math.max(FENCE_TTL_FLOOR_MS, leaseMs * 1000)
     this.leaseArg = String(leaseMs)
     this.fenceTtlArg = String(this.fenceTtlMs)
     this.onCluster = redis.isCluster === true
+    this.handOffRunIdArg = this.onCluster ? '1' : '0'
+  }
+
+  /**
+   * The key's wake-up channel: sharded pub/sub (`SPUBLISH`), in the key's
+   * hash tag, so on a cluster it lives in the key's slot and only the
+   * processes that wait on the key hear it.
+   */
+  channel(hash: string): string {
+    return `${this.base(hash)}~wake`
+  }
+
+  /**
+   * The server behind a hand-off heard on pub/sub: the one the message names
+   * (a cluster), else the one this client's connection is known to reach
+   * (undefined: the waiter asks with a re-check).
+   */
+  handOffServer(named: string): string | undefined {
+    if (named !== '') return named
+    if (this.onCluster || this.redis.status !== 'ready') return undefined
+    const known = this.known
+    return known !== undefined && known.socket === (this.redis as Redis).stream
+      ? known.runId
+      : undefined
   }
 
   key(hash: string, part: 'lock' | 'hold' | 'queue' | 'wexp'): string {
@@ -108,12 +143,14 @@ export class RedisIO {
     mode: AcquireMode,
     limit: number,
     follow: string,
+    /** The call asked before and was queued (keepLatest: out of the line now means superseded). */
+    recheck: boolean,
     to: Answer<AcquireReply>,
   ): void {
     const ask = !this.knowsRunId()
     const socket = this.socket()
     if (ask) this.asking = socket
-    const args = this.acquireArgs(hash, id, mode, limit, follow, ask ? '1' : '0')
+    const args = acquireArgs(this, hash, id, mode, limit, follow, recheck, ask ? '1' : '0')
     const onReply = (raw: unknown) => {
       if (ask) this.stopAsking(socket)
       return this.parseAcquire(raw)
@@ -140,68 +177,8 @@ export class RedisIO {
     late: (reply: AcquireReply) => void,
   ): Promise<AcquireReply> {
     return new Promise((answered, failed) => {
-      this.acquireTo(hash, id, mode, limit, follow, { answered, failed, late })
+      this.acquireTo(hash, id, mode, limit, follow, false, { answered, failed, late })
     })
-  }
-
-  /** KEYS then ARGV of ACQUIRE for one mode, in one array (see the table in scripts.ts). */
-  private acquireArgs(
-    hash: string,
-    id: string,
-    mode: AcquireMode,
-    limit: number,
-    follow: string,
-    ask: string,
-  ): string[] {
-    const base = this.base(hash)
-    const { leaseArg, fenceTtlArg } = this
-    const holders = `${base}${holdersPart(mode === 'take' || mode === 'lead' || limit === 1)}`
-    switch (mode) {
-      case 'try':
-        return [`${base}fence`, holders, id, mode, leaseArg, fenceTtlArg, ask, String(limit)]
-      case 'take':
-        return [`${base}fence`, holders, id, mode, leaseArg, fenceTtlArg, ask, this.channel, hash]
-      case 'lead':
-        return [
-          `${base}fence`,
-          holders,
-          `${base}result:${follow}`,
-          `${base}followers`,
-          id,
-          mode,
-          leaseArg,
-          fenceTtlArg,
-          ask,
-        ]
-      case 'queue':
-        return [
-          `${base}fence`,
-          holders,
-          `${base}queue`,
-          `${base}wexp`,
-          id,
-          mode,
-          leaseArg,
-          fenceTtlArg,
-          ask,
-          String(limit),
-        ]
-      case 'latest':
-        return [
-          `${base}fence`,
-          holders,
-          `${base}queue`,
-          `${base}wexp`,
-          id,
-          mode,
-          leaseArg,
-          fenceTtlArg,
-          ask,
-          String(limit),
-          this.channel,
-          hash,
-        ]
-    }
   }
 
   /**
@@ -234,8 +211,12 @@ export class RedisIO {
   private parseAcquire(raw: unknown): AcquireReply | Promise<AcquireReply> {
     const reply = raw as (number | string)[]
     if (reply[0] === 2) return { kind: 'result', payload: String(reply[1]) }
+    if (reply[0] === 3) return SUPERSEDED
     if (reply[0] !== 1) {
-      return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(2).map(String) }
+      const named = String(reply[2])
+      // A single server's run_id, learned while waiting: a hand-off heard later needs no re-check.
+      if (named !== '' && !this.onCluster) this.known = { socket: this.socket(), runId: named }
+      return { kind: 'waiting', position: Number(reply[1]), others: reply.slice(3).map(String) }
     }
     const fence = Number(reply[1])
     const evicted = reply.length > 3 ? reply.slice(3).map(String) : NONE
@@ -289,46 +270,8 @@ export class RedisIO {
     single: boolean,
     to: Answer<boolean>,
   ): void {
-    const base = this.base(hash)
-    const holders = `${base}${holdersPart(single)}`
-    const one = single ? '1' : '0'
-    const { channel } = this
-    // KEYS then ARGV of RELEASE for one kind (see the table in scripts.ts).
-    const step =
-      kind === 'plain'
-        ? () =>
-            scripts.release.run(
-              this.redis,
-              2,
-              [holders, `${base}queue`, id, kind, channel, hash, one],
-              isOne,
-            )
-        : kind === 'wake'
-          ? () =>
-              scripts.release.run(
-                this.redis,
-                2,
-                [holders, `${base}followers`, id, kind, channel, hash, one],
-                isOne,
-              )
-          : () =>
-              scripts.release.run(
-                this.redis,
-                3,
-                [
-                  holders,
-                  `${base}result:${id}`,
-                  `${base}followers`,
-                  id,
-                  kind,
-                  channel,
-                  hash,
-                  one,
-                  this.leaseArg,
-                  payload,
-                ],
-                isOne,
-              )
+    const args = releaseArgs(this, hash, id, kind, payload, single)
+    const step = () => scripts.release.run(this.redis, RELEASE_KEYS[kind], args, isOne)
     this.send('release', step, to)
   }
 
@@ -345,32 +288,19 @@ export class RedisIO {
     })
   }
 
-  leave(hash: string, id: string): Promise<boolean> {
-    return this.bounded('leave', () =>
-      scripts.leave.run(
-        this.redis,
-        2,
-        [this.key(hash, 'queue'), this.key(hash, 'wexp'), id, this.channel, hash],
-        isOne,
-      ),
-    )
+  /** Who holds a key with one slot (a plain GET of its lock): null when nobody does. */
+  holderOf(hash: string): Promise<string | null> {
+    return this.bounded('holderOf', () => this.redis.get(this.key(hash, 'lock')))
+  }
+
+  /** Gives up a waiter's place, or the key if a release handed it over meanwhile (it goes on to the next). */
+  leave(hash: string, id: string, single: boolean): Promise<boolean> {
+    const args = leaveArgs(this, hash, id, single)
+    return this.bounded('leave', () => scripts.leave.run(this.redis, LEAVE_KEYS, args, isOne))
   }
 }
 
 const isOne = (reply: unknown): boolean => reply === 1
 
-/** A key with one slot keeps its holder in a lock (a string with a PX lease); one with more, in a sorted set. */
-function holdersPart(single: boolean): 'lock' | 'hold' {
-  return single ? 'lock' : 'hold'
-}
-
 const NONE: readonly string[] = Object.freeze([])
-
-/** How many ARGV each mode of ACQUIRE takes (the rest of its arguments are KEYS). */
-const ACQUIRE_ARGV: Readonly<Record<AcquireMode, number>> = {
-  try: 6,
-  take: 7,
-  lead: 5,
-  queue: 6,
-  latest: 8,
-}
+const SUPERSEDED: AcquireReply = Object.freeze({ kind: 'superseded' })

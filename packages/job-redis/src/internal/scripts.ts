@@ -70,6 +70,26 @@ local function grant(fence, holders, single, id, lease, fence_ttl, held)
 end
 `
 
+// A single-slot key whose holder leaves (a release, or a waiter that held it
+// and gave up) goes straight to the first live waiter: the script grants it
+// and tells the waiter on the key's channel, so a hand-off costs the waiter
+// no round trip (it only listens). A waiter that missed the message finds the
+// lock in its name at its next re-check. Needs ACQUIRE_HELPERS.
+const HAND_OVER = `
+local function hand_over(lock, queue, wexp, fence, channel, lease, fence_ttl, with_run_id)
+  if redis.call('EXISTS', queue) == 0 then return end
+  purge_waiters(queue, wexp)
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if not head then return end
+  redis.call('ZREM', queue, head)
+  redis.call('ZREM', wexp, head)
+  local token = grant(fence, lock, true, head, lease, fence_ttl, 0)
+  local server = ''
+  if with_run_id == '1' then server = run_id() end
+  redis.call('SPUBLISH', channel, 'g\\n' .. head .. '\\n' .. string.format('%d', token) .. '\\n' .. server)
+end
+`
+
 /**
  * A grant. Every mode sends only what it reads (each argument is work for
  * the client and the server, twice per call). `holders` is the key's lock (a
@@ -78,12 +98,15 @@ end
  * | mode                  | KEYS                              | ARGV after id, mode, leaseMs, fenceTtlMs, withRunId ('1' / '0') |
  * | --------------------- | --------------------------------- | ---------------------------------------------------------------- |
  * | try (exhaust)         | fence, holders                    | limit                                                            |
- * | take (restart)        | fence, lock                       | channel, hash                                                    |
+ * | take (restart)        | fence, lock                       | channel                                                          |
  * | lead (dedupe)         | fence, lock, result, followers    | —                                                                |
  * | queue (serialize)     | fence, holders, queue, wexp       | limit                                                            |
- * | latest (keepLatest)   | fence, lock, queue, wexp          | limit, channel, hash                                             |
+ * | latest (keepLatest)   | fence, lock, queue, wexp          | limit, channel, recheck ('1': asked before and was queued)        |
  *
- * → {1, token, runId ('' unless asked), evicted…} granted | {0, position, ids…} waiting | {2, payload} dedupe result
+ * → {1, token, runId, evicted…} granted | {0, position, runId, ids…} waiting | {2, payload} dedupe result
+ * | {3} superseded (a keepLatest re-check)
+ * (runId is '' unless asked: a waiting reply names the server too, so a
+ * process that only ever waited knows it when a release hands it the key)
  */
 const ACQUIRE = `${PRELUDE}${ACQUIRE_HELPERS}
 local fence, holders = KEYS[1], KEYS[2]
@@ -94,12 +117,11 @@ local function server()
   return ''
 end
 if mode == 'take' then
-  local channel, hash = ARGV[6], ARGV[7]
   -- The live holder is evicted (an expired one is gone with its lock).
   local holder = redis.call('GET', holders)
   local token = grant(fence, holders, true, id, lease, fence_ttl, 0)
   if holder then
-    redis.call('PUBLISH', channel, 'x\\n' .. hash .. '\\n' .. holder)
+    redis.call('SPUBLISH', ARGV[6], 'x\\n' .. holder)
     return {1, token, server(), holder}
   end
   return {1, token, server()}
@@ -112,14 +134,30 @@ if mode == 'lead' then
   if not holder then return {1, grant(fence, holders, true, id, lease, fence_ttl, 0), server()} end
   -- Someone waits for the leader's value: only then does its release publish it.
   redis.call('SET', followers, '1', 'PX', lease)
-  return {0, 0, holder}
+  return {0, 0, server(), holder}
 end
 local limit = tonumber(ARGV[6])
 local single = limit == 1
-local held = live(holders, single)
+local held
+if single and mode ~= 'try' then
+  local holder = redis.call('GET', holders)
+  if holder == id then
+    -- A release handed the key to this waiting call (its message may be lost or still on the way).
+    local token = redis.call('GET', fence)
+    if token then
+      redis.call('PEXPIRE', holders, lease)
+      return {1, tonumber(token), server()}
+    end
+    redis.call('DEL', holders)
+    holder = false
+  end
+  if holder then held = 1 else held = 0 end
+else
+  held = live(holders, single)
+end
 if mode == 'try' then
   if held < limit then return {1, grant(fence, holders, single, id, lease, fence_ttl, held), server()} end
-  return {0, 0}
+  return {0, 0, server()}
 end
 -- queue (serialize) and latest (keepLatest): the only modes with waiters.
 local queue, wexp = KEYS[3], KEYS[4]
@@ -130,6 +168,9 @@ if redis.call('EXISTS', queue) == 1 then
   queued = rank ~= false
   if not queued then rank = redis.call('ZCARD', queue) end
 end
+-- A keepLatest waiter that asks again but is out of the line was superseded
+-- (its message went unheard): it must not come back in ahead of the newer call.
+if mode == 'latest' and ARGV[8] == '1' and not queued then return {3} end
 if held + rank < limit then
   if queued then
     redis.call('ZREM', queue, id)
@@ -144,7 +185,7 @@ if not queued then
     if #superseded > 0 then
       redis.call('DEL', queue)
       redis.call('ZREM', wexp, unpack(superseded))
-      redis.call('PUBLISH', ARGV[7], 's\\n' .. ARGV[8] .. '\\n' .. table.concat(superseded, '\\n'))
+      redis.call('SPUBLISH', ARGV[7], 's\\n' .. table.concat(superseded, '\\n'))
     end
     rank = 0
   end
@@ -156,7 +197,7 @@ end
 redis.call('ZADD', wexp, now() + lease, id)
 keep_for(queue, lease)
 keep_for(wexp, lease)
-return {0, rank, unpack(superseded)}
+return {0, rank, server(), unpack(superseded)}
 `
 
 /**
@@ -198,19 +239,21 @@ return 1
  * Drops the holder. kind \`result\` (a dedupe leader) stores and publishes its
  * outcome when a caller in another process waits for it (followers), and only
  * while it still holds the key: a fenced-out leader's late value reaches no
- * one. kind \`wake\` wakes those followers (they are in no queue); \`plain\` wakes the first waiter in the queue.
+ * one. kind \`wake\` wakes those followers (they are in no queue). \`plain\`
+ * hands a single-slot key to the first live waiter (see HAND_OVER), or wakes
+ * the first waiter of a key with more slots.
  *
- * | kind   | KEYS                      | ARGV                                              |
- * | ------ | ------------------------- | ------------------------------------------------- |
- * | plain  | holders, queue            | id, kind, channel, hash, single                   |
- * | wake   | lock, followers           | id, kind, channel, hash, '1'                      |
- * | result | lock, result, followers   | id, kind, channel, hash, '1', leaseMs, payload    |
+ * | kind   | KEYS                          | ARGV                                                          |
+ * | ------ | ----------------------------- | ------------------------------------------------------------- |
+ * | plain  | holders, queue, wexp, fence   | id, kind, channel, single, leaseMs, fenceTtlMs, withRunId     |
+ * | wake   | lock, followers               | id, kind, channel, '1'                                        |
+ * | result | lock, result, followers       | id, kind, channel, '1', leaseMs, payload                      |
  *
  * → 1 released | 0 was not holding
  */
-const RELEASE = `
-local id, kind, channel, hash = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if ARGV[5] == '1' then
+const RELEASE = `${PRELUDE}${ACQUIRE_HELPERS}${HAND_OVER}
+local id, kind, channel, single = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
+if single then
   if redis.call('GET', KEYS[1]) ~= id then return 0 end
   redis.call('DEL', KEYS[1])
 elseif redis.call('ZREM', KEYS[1], id) == 0 then
@@ -218,27 +261,49 @@ elseif redis.call('ZREM', KEYS[1], id) == 0 then
 end
 if kind == 'result' then
   if redis.call('DEL', KEYS[3]) == 0 then return 1 end
-  redis.call('SET', KEYS[2], ARGV[7], 'PX', tonumber(ARGV[6]))
-  redis.call('PUBLISH', channel, 'r\\n' .. hash .. '\\n' .. id .. '\\n' .. ARGV[7])
+  redis.call('SET', KEYS[2], ARGV[6], 'PX', tonumber(ARGV[5]))
+  redis.call('SPUBLISH', channel, 'r\\n' .. id .. '\\n' .. ARGV[6])
 elseif kind == 'wake' then
-  if redis.call('DEL', KEYS[2]) == 1 then redis.call('PUBLISH', channel, 'w\\n' .. hash) end
+  if redis.call('DEL', KEYS[2]) == 1 then redis.call('SPUBLISH', channel, 'w') end
+elseif single then
+  hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], channel, tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
 else
   -- One slot came free: wake the first waiter only, not the whole line.
   local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-  if head then redis.call('PUBLISH', channel, 'w\\n' .. hash .. '\\n' .. head) end
+  if head then redis.call('SPUBLISH', channel, 'w\\n' .. head) end
 end
 return 1
 `
 
-/** KEYS: queue, wexp; ARGV: id, channel, hash. A waiter gives up its place. */
-const LEAVE = `
-local rank = redis.call('ZRANK', KEYS[1], ARGV[1])
+/**
+ * A waiter gives up: its place in the queue, or the key itself when a
+ * release handed it over meanwhile (then the key goes on to the next waiter).
+ * KEYS: queue, wexp, holders, fence; ARGV: id, channel, single, leaseMs, fenceTtlMs, withRunId
+ * → 1 left | 0 was neither queued nor holding
+ */
+const LEAVE = `${PRELUDE}${ACQUIRE_HELPERS}${HAND_OVER}
+local queue, wexp, holders, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, channel, single = ARGV[1], ARGV[2], ARGV[3] == '1'
+local lease, fence_ttl, with_run_id = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+if single and redis.call('GET', holders) == id then
+  redis.call('DEL', holders)
+  hand_over(holders, queue, wexp, fence, channel, lease, fence_ttl, with_run_id)
+  return 1
+end
+local rank = redis.call('ZRANK', queue, id)
 if rank == false then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', queue, id)
+redis.call('ZREM', wexp, id)
+if rank ~= 0 then return 1 end
 -- The head left: the one behind it may now fit.
-local head = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
-if rank == 0 and head then redis.call('PUBLISH', ARGV[2], 'w\\n' .. ARGV[3] .. '\\n' .. head) end
+if single then
+  if redis.call('EXISTS', holders) == 0 then
+    hand_over(holders, queue, wexp, fence, channel, lease, fence_ttl, with_run_id)
+  end
+else
+  local head = redis.call('ZRANGE', queue, 0, 0)[1]
+  if head then redis.call('SPUBLISH', channel, 'w\\n' .. head) end
+end
 return 1
 `
 

@@ -20,17 +20,23 @@ export interface WaiterHooks {
   onQueued?(position: number, others: string[]): void
 }
 
-/** What the waiters of a cluster share: where they are found by hash and by id. */
+/** What the waiters of a cluster share: where they are found by hash and by id, and the keys' wake-up channels. */
 export interface WaiterRegistry {
   readonly byHash: Map<string, Set<Waiter>>
   readonly byId: Map<string, Waiter>
+  /** Listen to the key's channel (its waiters re-check once the subscription holds). */
+  want(hash: string): void
+  /** One listener fewer for the key's channel. */
+  unwant(hash: string): void
 }
 
 /**
  * One parked call asking Redis for the key: it asks again when pub/sub says
  * the key moved, and at the latest every leaseMs / 3 (the polling floor, which
- * also keeps its place in the queue alive), until it is granted, gets a dedupe
- * result, is superseded, or gives up.
+ * also keeps its place in the queue alive), until it is granted (by its own
+ * request, or handed the key by the holder's release, heard on pub/sub), gets
+ * a dedupe result, is superseded, or gives up. From its first reply that did
+ * not grant, it listens to the key's channel.
  */
 export class Waiter implements Answer<AcquireReply> {
   /** The dedupe leader this call follows ('-' until known). */
@@ -40,6 +46,9 @@ export class Waiter implements Answer<AcquireReply> {
   private inFlight = false
   /** When the acquire on the wire was sent (a grant's lease counts from then). */
   private sentAt = 0
+  /** When the last acquire that found the call waiting was sent: a hand-off came later, so its lease counts from then. */
+  private waitingSince = 0
+  private listening = false
   private again = false
   private queuedOnce = false
   private finished = false
@@ -80,7 +89,7 @@ export class Waiter implements Answer<AcquireReply> {
     this.again = false
     this.clearFloor()
     this.sentAt = performance.now()
-    this.io.acquireTo(this.hash, this.id, this.mode, this.limit, this.follow, this)
+    this.io.acquireTo(this.hash, this.id, this.mode, this.limit, this.follow, this.queuedOnce, this)
   }
 
   /** The acquire's reply (Answer). */
@@ -99,6 +108,26 @@ export class Waiter implements Answer<AcquireReply> {
   /** A grant that arrived after the acquire timed out (Answer): nobody waits for it. */
   late(reply: AcquireReply): void {
     this.undo(reply)
+  }
+
+  /**
+   * A release handed the key to this call (heard on pub/sub). It proceeds at
+   * once unless a re-check is needed: a request on the wire (its reply says
+   * how things stand), an unknown server, or a message heard so late that the
+   * lease may be half gone (a paused process).
+   */
+  handed(fence: number, named: string): void {
+    if (this.finished) return
+    if (this.inFlight) {
+      this.again = true
+      return
+    }
+    const runId = this.io.handOffServer(named)
+    if (runId === undefined || performance.now() - this.waitingSince > this.io.leaseMs / 2) {
+      this.poll()
+      return
+    }
+    this.finish({ kind: 'granted', fence, runId, evicted: NONE, sentAt: this.waitingSince })
   }
 
   /** Ends the wait from outside (superseded, dedupe result heard, shutdown). */
@@ -147,9 +176,18 @@ export class Waiter implements Answer<AcquireReply> {
       this.finish({ kind: 'result', payload: reply.payload })
       return
     }
+    if (reply.kind === 'superseded') {
+      this.finish({ kind: 'superseded' })
+      return
+    }
     if (this.mode === 'try') {
       this.finish({ kind: 'dropped' })
       return
+    }
+    this.waitingSince = sentAt
+    if (!this.listening) {
+      this.listening = true
+      this.registry.want(this.hash)
     }
     if (this.mode === 'lead') {
       const leader = reply.others[0]
@@ -176,7 +214,8 @@ export class Waiter implements Answer<AcquireReply> {
 
   private leaveQueue(): void {
     if (this.mode === 'queue' || this.mode === 'latest') {
-      this.io.leave(this.hash, this.id).catch(() => {}) // unreachable: its place expires within leaseMs
+      // Unreachable: its place (or a key handed to it) expires within leaseMs.
+      this.io.leave(this.hash, this.id, this.limit === 1).catch(() => {})
     }
   }
 
@@ -186,6 +225,10 @@ export class Waiter implements Answer<AcquireReply> {
   }
 
   private forget(): void {
+    if (this.listening) {
+      this.listening = false
+      this.registry.unwant(this.hash)
+    }
     this.registry.byId.delete(this.id)
     const set = this.registry.byHash.get(this.hash)
     if (set === undefined) return
@@ -193,3 +236,5 @@ export class Waiter implements Answer<AcquireReply> {
     if (set.size === 0) this.registry.byHash.delete(this.hash)
   }
 }
+
+const NONE: readonly string[] = Object.freeze([])

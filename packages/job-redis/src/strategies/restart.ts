@@ -13,7 +13,6 @@ import { Lease } from '../internal/lease.js'
 export function clusterRestart(cluster: Cluster): Coordinator {
   return defineCoordinator('restart', (ctx) => {
     const where = cluster.locate(ctx, 'cluster.restart')
-    cluster.listen()
     const cancelledPeerIds: number[] = []
     for (const peer of ctx.peers()) {
       if (isTerminalState(peer.state)) continue
@@ -22,6 +21,9 @@ export function clusterRestart(cluster: Cluster): Coordinator {
     }
     if (cancelledPeerIds.length > 0) ctx.emit({ type: 'coordination:restart', cancelledPeerIds })
     const id = cluster.nextId(where.task.id)
+    // The holder listens to its key's channel, to hear at once that a newer call elsewhere took the key.
+    const hash = ctx.hash
+    cluster.want(hash)
     const lease = new Lease(
       cluster.io,
       ctx.hash,
@@ -58,7 +60,10 @@ export function clusterRestart(cluster: Cluster): Coordinator {
         },
       )
     const own = ctx.proceed()
-    where.host.onExited(where.task, () => lease.end())
+    where.host.onExited(where.task, () => {
+      lease.end()
+      cluster.unwant(hash)
+    })
     return own
   })
 }

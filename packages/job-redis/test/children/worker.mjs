@@ -1,10 +1,10 @@
 // One process of the multi-process tests: its own runtime, its own Redis
-// client, the BUILT package (dist), driven by the parent over IPC. Bodies
+// client (one server's, or a Redis Cluster's), the BUILT package (dist), driven by the parent over IPC. Bodies
 // report when they enter and leave, with a clock every process shares.
 
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, isCancelledError, run, settle, shutdown, subscribe } from '@vega/job-core'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { assertLease, createRedisCoordination, fencingToken } from '../../dist/index.js'
 
 // The system-wide monotonic clock: every process on the machine reads the same one.
@@ -78,7 +78,13 @@ async function call({ n, strategy, key, bodyMs, value, fence, ignoreSignal, asse
 
 process.on('message', async (message) => {
   if (message.cmd === 'init') {
-    redis = new Redis(message.url, { maxRetriesPerRequest: null })
+    redis =
+      message.clusterPorts === undefined
+        ? new Redis(message.url, { maxRetriesPerRequest: null })
+        : new Cluster(
+            message.clusterPorts.map((port) => ({ host: '127.0.0.1', port })),
+            { redisOptions: { maxRetriesPerRequest: null } },
+          )
     redis.on('error', () => {})
     cluster = createRedisCoordination({
       redis,

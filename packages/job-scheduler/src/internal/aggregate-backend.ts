@@ -6,8 +6,8 @@ import { type AggregateBinding, aggregateTag } from '../with-aggregate.js'
 import { Group, Turn, type TurnHost } from './aggregate-turn.js'
 import { InternedBinding } from './binding-cache.js'
 import { createDeferred } from './deferred.js'
+import { Fifo } from './fifo.js'
 import { GroupTable } from './group-table.js'
-import { RingQueue } from './ring-queue.js'
 import type { StatsRecorder } from './stats-recorder.js'
 
 /** What {@link AggregateBackend.sizes} reports (tests and leak checks). */
@@ -64,7 +64,7 @@ export class AggregateBackend implements Backend, TurnHost {
    * touched since admission (a cache miss per task, the dearest step of a
    * release). Any other release finds the turn through its group, as before.
    */
-  private readonly inOrder = new RingQueue<Turn>()
+  private readonly inOrder = new Fifo<Turn>()
   private waiting = 0
   private held = 0
   /**
@@ -320,8 +320,8 @@ export class AggregateBackend implements Backend, TurnHost {
   private nextTurn(group: Group, now: number): Turn | undefined {
     const queue = group.queue
     while (queue.size > 0) {
-      const counters = queue.headTag()
-      const enqueuedAt = queue.headTime()
+      const counters = queue.headCounters()
+      const enqueuedAt = queue.headEnqueuedAt()
       const job = queue.shift() as BackendJob
       if (this.withdrawn.size > 0 && this.withdrawn.delete(job)) continue
       group.live--

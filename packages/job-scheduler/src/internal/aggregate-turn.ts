@@ -1,7 +1,7 @@
 import type { BackendJob, Task, TaskFn } from '@vega/job-core'
 import type { LaneScheduler } from '../parallel-scheduler.js'
 import type { Deferred } from './deferred.js'
-import { ExchangeQueue } from './exchange-queue.js'
+import { GroupQueue } from './group-queue.js'
 import { LANE_HELD, LaneTask } from './lane-task.js'
 import type { AggregateCounters } from './stats-recorder.js'
 
@@ -102,7 +102,7 @@ export class Turn extends LaneTask implements BackendJob {
 export class Group {
   readonly backend: TurnHost
   readonly key: number
-  readonly queue: ExchangeQueue<BackendJob, AggregateCounters> = new ExchangeQueue()
+  readonly queue: GroupQueue<BackendJob, AggregateCounters> = new GroupQueue()
   /** Jobs in `queue` that were not withdrawn. */
   live = 0
   turn: Turn | undefined = undefined

@@ -1,4 +1,4 @@
-import { ExchangeQueue } from './exchange-queue.js'
+import { GroupQueue } from './group-queue.js'
 import { LaneTask } from './lane-task.js'
 import type { AggregateCounters } from './stats-recorder.js'
 
@@ -19,7 +19,7 @@ export type GroupSettled<E> = (
  */
 export class DispatchGroup<E> extends LaneTask {
   readonly key: number
-  readonly queue: ExchangeQueue<E, AggregateCounters> = new ExchangeQueue<E, AggregateCounters>()
+  readonly queue: GroupQueue<E, AggregateCounters> = new GroupQueue<E, AggregateCounters>()
   busy = false
   /** The exchange running now (or being scheduled), with its counters and handler start. */
   exchange: E | undefined = undefined

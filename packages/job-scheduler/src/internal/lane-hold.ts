@@ -50,7 +50,7 @@ export async function holdLane<E>(
       !host.processing() ||
       queue.size === 0 ||
       // Another named aggregate runs on its own scheduler: the general path looks it up.
-      queue.headTag() !== counters ||
+      queue.headCounters() !== counters ||
       !lanes.keeps(group)
     ) {
       lanes.finish(group, ok, value, false)
@@ -61,7 +61,7 @@ export async function holdLane<E>(
     const now = recorder.sharedNow()
     recorder.finished(counters, now - group.startedAt, true)
     host.finishedOne()
-    recorder.started(counters, now - queue.headTime())
+    recorder.started(counters, now - queue.headEnqueuedAt())
     const exchange = queue.shift() as E
     group.exchange = exchange
     group.startedAt = now

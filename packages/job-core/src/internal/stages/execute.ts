@@ -16,8 +16,7 @@ import { captureContext, enterSnapshot, takeSnapshot } from '../context-carrier.
 import type { AttemptJob, TaskRecord } from '../model.js'
 import { isThenable } from '../promises.js'
 import { parkForRetry, retryDelay, staleBodyLeft } from '../retry.js'
-import { extrasOf } from '../task-extras.js'
-import { armTimeout } from '../timeouts.js'
+import { armTimeout, extrasOf } from '../task-extras.js'
 import { bodyLeft, finish } from './settle.js'
 import type { StageResult } from './stage.js'
 

@@ -2,9 +2,8 @@ import { failTask } from '../cancellation.js'
 import type { TaskRecord } from '../model.js'
 import { overflowed } from '../overflow.js'
 import { QueuedAttempt } from '../queued-attempt.js'
-import { sinceOffsetAt } from '../since-offset.js'
-import { extrasOf } from '../task-extras.js'
-import { armTimeout } from '../timeouts.js'
+import { armTimeout, extrasOf } from '../task-extras.js'
+import { sinceOffsetAt } from '../task-record.js'
 import type { StageResult } from './stage.js'
 
 /**

@@ -1,0 +1,147 @@
+// Scenario 11: serialize — every call of a key runs, one at a time, in call
+// order. A burst of N calls over 100 keys. Lower bound: a promise chain per
+// key; peers: p-limit(1) per key, RxJS concatMap per key.
+
+import { createSerializeCoordinator } from '@vega/job-coordination'
+import pLimit from 'p-limit'
+import { concatMap, Subject } from 'rxjs'
+import { check } from './harness.mjs'
+import {
+  Counters,
+  checkSettled,
+  FLOOR_TASK_PER_CALL,
+  KEYS,
+  settleAll,
+  taskPerCallFloor,
+  vegaBurst,
+} from './strategies.mjs'
+
+const VEGA = '@vega serialize'
+
+export default {
+  id: 'serialize',
+  title: `calls over ${KEYS} keys, serialize (one at a time per key, in call order), one burst`,
+  size: { full: 100_000, quick: 10_000 },
+  target: 'faster than p-limit(1) per key; ≤ 2× the hand chain',
+  peers: [
+    {
+      name: 'hand promise chain per key',
+      baseline: true,
+      async run(n) {
+        const counters = new Counters(KEYS)
+        const tails = new Map()
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const k = i % KEYS
+          const start = () => counters.body(i)
+          const tail = (tails.get(k) ?? Promise.resolve()).then(start, start)
+          tails.set(k, tail)
+          // The key is forgotten once its last call is done, as the runtime does.
+          const forget = () => {
+            if (tails.get(k) === tail) tails.delete(k)
+          }
+          tail.then(forget, forget)
+          promises[i] = tail
+        }
+        const outcomes = await settleAll(promises)
+        return { counters, outcomes, left: tails.size }
+      },
+    },
+    {
+      name: 'p-limit(1) per key',
+      async run(n) {
+        const counters = new Counters(KEYS)
+        const limits = new Map()
+        const promises = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const k = i % KEYS
+          let limit = limits.get(k)
+          if (limit === undefined) {
+            limit = pLimit(1)
+            limits.set(k, limit)
+          }
+          promises[i] = limit(() => counters.body(i))
+        }
+        return { counters, outcomes: await settleAll(promises) }
+      },
+    },
+    {
+      // No promise per call: results reach one subscriber per key, which is
+      // less than the others deliver, so it is reported, not a target.
+      name: 'RxJS concatMap per key',
+      info: true,
+      async run(n) {
+        const counters = new Counters(KEYS)
+        const outcomes = new Array(n)
+        const subjects = new Array(KEYS)
+        const done = []
+        for (let k = 0; k < KEYS; k++) {
+          const subject = new Subject()
+          subjects[k] = subject
+          done.push(
+            new Promise((resolve, reject) => {
+              subject.pipe(concatMap((i) => counters.body(i))).subscribe({
+                next: (value) => {
+                  outcomes[value] = { value }
+                },
+                error: reject,
+                complete: resolve,
+              })
+            }),
+          )
+        }
+        for (let i = 0; i < n; i++) subjects[i % KEYS].next(i)
+        for (const subject of subjects) subject.complete()
+        await Promise.all(done)
+        return { counters, outcomes }
+      },
+    },
+    {
+      name: VEGA,
+      async run(n) {
+        const counters = new Counters(KEYS)
+        const { runtime, promises } = vegaBurst(createSerializeCoordinator(), n, counters)
+        return { counters, outcomes: await settleAll(promises), runtime }
+      },
+    },
+    taskPerCallFloor,
+  ],
+  verify(_peer, result, n) {
+    checkSettled(result, n)
+    const { counters, outcomes } = result
+    check(counters.bodies === n, `${counters.bodies} bodies ran, expected ${n}`)
+    for (let i = 0; i < n; i++) {
+      if (outcomes[i]?.value !== i) check(false, `call ${i} got ${JSON.stringify(outcomes[i])}`)
+    }
+    if (result.left !== undefined) check(result.left === 0, `${result.left} keys left`)
+    if (result.floor) return
+    for (let k = 0; k < KEYS; k++) {
+      check(counters.mostInside[k] === 1, `key ${k}: ${counters.mostInside[k]} bodies at once`)
+      const started = counters.started[k]
+      for (let j = 0; j < started.length; j++) {
+        if (started[j] !== k + j * KEYS) check(false, `key ${k}: bodies started out of call order`)
+      }
+    }
+  },
+  checks: [
+    {
+      label: 'serialize faster than p-limit(1) per key',
+      subject: VEGA,
+      kind: 'faster',
+      than: 'p-limit(1) per key',
+    },
+    {
+      label: 'serialize vs RxJS concatMap (info: no promise per call there)',
+      subject: VEGA,
+      kind: 'relative',
+      to: 'RxJS concatMap per key',
+    },
+    { label: 'serialize ≤ 2× the hand chain', subject: VEGA, kind: 'ratio', max: 2 },
+    {
+      label: 'floor: a task per call vs the hand chain (info)',
+      subject: FLOOR_TASK_PER_CALL,
+      kind: 'relative',
+      to: 'hand promise chain per key',
+    },
+  ],
+}

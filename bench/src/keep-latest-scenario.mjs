@@ -1,0 +1,124 @@
+// What scenarios 14 (keepLatest) and 15 (keepLatest with two slots per key)
+// share: up to `concurrency` running per key and one waiting; a newer call
+// supersedes the waiting one, whose caller gets the newer call's result. In
+// a burst of N calls over 100 keys, per key the first `concurrency` calls
+// and the last one run; every other caller gets the last one's value.
+
+import { createKeepLatestCoordinator, keepLatestCoordinator } from '@vega/job-coordination'
+import { check } from './harness.mjs'
+import {
+  Counters,
+  checkSettled,
+  FLOOR_TASK_PER_CALL,
+  KEYS,
+  lastOfKey,
+  settleAll,
+  taskPerCallFloor,
+  vegaBurst,
+} from './strategies.mjs'
+
+/** The hand-written strategy: a count of running calls and one waiting slot per key. */
+function handKeepLatest(concurrency) {
+  return async (n) => {
+    const counters = new Counters(KEYS)
+    const lanes = new Map()
+    const start = (lane, k, i) => {
+      lane.running++
+      return counters.body(i).then((value) => {
+        lane.running--
+        const waiting = lane.waiting
+        if (waiting !== undefined) {
+          lane.waiting = undefined
+          waiting.resolve(start(lane, k, waiting.i))
+        } else if (lane.running === 0) lanes.delete(k)
+        return value
+      })
+    }
+    const promises = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const k = i % KEYS
+      let lane = lanes.get(k)
+      if (lane === undefined) {
+        lane = { running: 0, waiting: undefined }
+        lanes.set(k, lane)
+      }
+      if (lane.waiting !== undefined) {
+        // The newer call takes the waiting turn; the superseded caller follows it.
+        lane.waiting.i = i
+        promises[i] = lane.waiting.promise
+      } else if (lane.running < concurrency) {
+        promises[i] = start(lane, k, i)
+      } else {
+        let resolve
+        const promise = new Promise((r) => {
+          resolve = r
+        })
+        lane.waiting = { i, resolve, promise }
+        promises[i] = promise
+      }
+    }
+    const outcomes = await settleAll(promises)
+    return { counters, outcomes, left: lanes.size }
+  }
+}
+
+export function keepLatestScenario(concurrency) {
+  const name = concurrency === 1 ? 'keepLatest' : `keepLatest(${concurrency})`
+  const VEGA = `@vega ${name}`
+  const HAND = 'hand running count + waiting slot per key'
+  const coordinator = () =>
+    concurrency === 1 ? keepLatestCoordinator : createKeepLatestCoordinator({ concurrency })
+  return {
+    id: concurrency === 1 ? 'keep-latest' : `keep-latest-${concurrency}`,
+    title: `calls over ${KEYS} keys, ${name} (${concurrency} running + 1 waiting per key, newer supersedes), one burst`,
+    size: { full: 100_000, quick: 10_000 },
+    target: '≤ 2× the hand-written strategy',
+    peers: [
+      { name: HAND, baseline: true, run: handKeepLatest(concurrency) },
+      {
+        name: VEGA,
+        async run(n) {
+          const counters = new Counters(KEYS)
+          const { runtime, promises } = vegaBurst(coordinator(), n, counters)
+          return { counters, outcomes: await settleAll(promises), runtime }
+        },
+      },
+      taskPerCallFloor,
+    ],
+    verify(_peer, result, n) {
+      checkSettled(result, n)
+      const { counters, outcomes } = result
+      if (result.floor) {
+        check(counters.bodies === n, `${counters.bodies} bodies ran, expected ${n}`)
+        return
+      }
+      for (let k = 0; k < Math.min(KEYS, n); k++) {
+        const calls = Math.floor((n - 1 - k) / KEYS) + 1
+        const bodies = Math.min(calls, concurrency) + (calls > concurrency ? 1 : 0)
+        const started = counters.started[k].length
+        check(started === bodies, `key ${k}: ${started} bodies ran, expected ${bodies}`)
+        check(
+          counters.mostInside[k] <= concurrency,
+          `key ${k}: ${counters.mostInside[k]} bodies at once, limit ${concurrency}`,
+        )
+      }
+      for (let i = 0; i < n; i++) {
+        const k = i % KEYS
+        const expected = Math.floor(i / KEYS) < concurrency ? i : lastOfKey(k, n, KEYS)
+        if (outcomes[i].value !== expected) {
+          check(false, `call ${i} got ${JSON.stringify(outcomes[i])}, expected ${expected}`)
+        }
+      }
+      if (result.left !== undefined) check(result.left === 0, `${result.left} keys left`)
+    },
+    checks: [
+      { label: `${name} ≤ 2× the hand-written strategy`, subject: VEGA, kind: 'ratio', max: 2 },
+      {
+        label: 'floor: a task per call vs the hand-written strategy (info)',
+        subject: FLOOR_TASK_PER_CALL,
+        kind: 'relative',
+        to: HAND,
+      },
+    ],
+  }
+}

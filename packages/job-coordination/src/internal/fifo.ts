@@ -1,0 +1,41 @@
+/**
+ * A first-in, first-out queue over an array with a moving head: push and
+ * shift cost no allocation per entry (a parked call is queued as itself,
+ * with no node around it), and the array is cut down once most of it lies
+ * behind the head, so a long-lived queue does not keep what it let go.
+ * Entries are never removed from the middle: a queue that must forget one
+ * early keeps a record of who is still waiting and skips the others when
+ * it reaches them (see `key-lanes.ts`).
+ */
+export class Fifo<T> {
+  private items: (T | undefined)[] = []
+  private head = 0
+
+  get length(): number {
+    return this.items.length - this.head
+  }
+
+  push(item: T): void {
+    this.items.push(item)
+  }
+
+  shift(): T | undefined {
+    if (this.head === this.items.length) return undefined
+    const item = this.items[this.head]
+    this.items[this.head] = undefined
+    this.head++
+    if (this.head === this.items.length) {
+      this.items.length = 0
+      this.head = 0
+    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+    return item
+  }
+
+  clear(): void {
+    this.items = []
+    this.head = 0
+  }
+}

@@ -1,1 +1,0 @@
-export function noop(): void {}
