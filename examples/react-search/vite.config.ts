@@ -3,8 +3,16 @@ import { defineConfig } from 'vite'
 // The app lives in web/; `vite build` writes it to dist/ with relative URLs.
 // `vite` serves it in development (React's development build: StrictMode
 // replays every mount), `vite preview` serves the production build.
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   root: 'web',
+  resolve: {
+    // Production builds get the devtools' no-op entry: same exports, no UI.
+    // A regular expression, so `@vega/job-devtools/production` itself is left alone.
+    alias:
+      mode === 'production'
+        ? [{ find: /^@vega\/job-devtools$/, replacement: '@vega/job-devtools/production' }]
+        : [],
+  },
   base: './',
   oxc: { jsx: { runtime: 'automatic' } },
   build: {
@@ -18,4 +26,4 @@ export default defineConfig({
   },
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
-})
+}))

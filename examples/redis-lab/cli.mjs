@@ -1,4 +1,5 @@
 // pnpm lab:redis [-- --strategy serialize,dedupe --duration 100 --redis redis://127.0.0.1:6379]
+//                 [-- --devtools ws://127.0.0.1:4318]
 //
 // The lab's scenario across two processes: four calls
 // with one key, issued back-to-back, #1 and #3 in process A, #2 and #4 in
@@ -23,6 +24,9 @@ Options:
   --strategy <list>  comma-separated: ${STRATEGIES.join(', ')} (default all)
   --duration <ms>    how long each body sleeps (default 100)
   --redis <url>      use this Redis instead of starting a redis-server
+  --devtools <url>   send both processes' events to a devtools relay
+                     (\`pnpm devtools\` serves one on ws://127.0.0.1:4318):
+                     A and B show as two sessions in its panel
   -h, --help         this text
 `
 
@@ -34,6 +38,7 @@ function options(argv) {
       strategy: { type: 'string' },
       duration: { type: 'string' },
       redis: { type: 'string' },
+      devtools: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -49,7 +54,18 @@ function options(argv) {
   if (!Number.isInteger(duration) || duration < 1 || duration > 60_000) {
     throw new Error(`--duration must be an integer from 1 to 60000, got '${values.duration}'.`)
   }
-  return { strategies, duration, redis: values.redis, help: values.help === true }
+  if (values.devtools !== undefined && !/^wss?:\/\/./.test(values.devtools)) {
+    throw new Error(
+      `--devtools must be the relay's ws:// URL (\`pnpm devtools\` prints it), got '${values.devtools}'.`,
+    )
+  }
+  return {
+    strategies,
+    duration,
+    redis: values.redis,
+    devtools: values.devtools,
+    help: values.help === true,
+  }
 }
 
 /** A throwaway redis-server: free loopback port, no persistence, its own folder. */
@@ -60,6 +76,29 @@ async function startRedis() {
     folderPrefix: 'vega-redis-lab-',
   })
   return { url: server.url, stop: () => server.dispose() }
+}
+
+/**
+ * Fails early, with what to run, when nothing listens at the relay's URL: the
+ * workers' transport would otherwise retry quietly while the lab runs.
+ */
+async function checkRelay(url) {
+  // Loaded only with --devtools: the lab's normal run imports nothing of it.
+  const { WebSocket } = await import('ws')
+  return new Promise((resolve, reject) => {
+    const probe = new WebSocket(url)
+    probe.once('open', () => {
+      probe.close()
+      resolve()
+    })
+    probe.once('error', (error) => {
+      reject(
+        new Error(
+          `--devtools: cannot connect to ${url} (${error.message}); start the panel first with \`pnpm devtools\`.`,
+        ),
+      )
+    })
+  })
 }
 
 class Process {
@@ -219,15 +258,30 @@ async function main() {
     process.stdout.write(USAGE)
     return 0
   }
+  if (opts.devtools !== undefined) {
+    try {
+      await checkRelay(opts.devtools)
+    } catch (error) {
+      process.stderr.write(`lab:redis: ${error.message}\n`)
+      return 2
+    }
+  }
   const server = opts.redis === undefined ? await startRedis() : undefined
   const url = opts.redis ?? server.url
   const processes = [new Process('A'), new Process('B')]
   const prefix = `redis-lab-${process.pid}`
-  for (const p of processes) p.child.send({ cmd: 'init', url, prefix })
+  for (const p of processes) {
+    p.child.send({ cmd: 'init', url, prefix, name: p.name, devtools: opts.devtools })
+  }
   await Promise.all(processes.map((p) => p.until((m) => m.t === 'ready')))
   console.log(
     `@vega/redis-lab · the lab's scenario across two processes on one Redis (${url}): ${CALLS} calls with one key, issued back-to-back; call i's body sleeps ${ms(opts.duration)} and returns i\n`,
   )
+  if (opts.devtools !== undefined) {
+    console.log(
+      `devtools: processes A and B send to ${opts.devtools} (sessions redis-lab A and redis-lab B)\n`,
+    )
+  }
   for (const strategy of opts.strategies) {
     console.log(`${await scenario(processes, strategy, opts.duration)}\n`)
   }

@@ -39,3 +39,17 @@ test('a bad option is a usage error naming the choices', async () => {
     return true
   })
 })
+
+test('--devtools takes the relay’s ws:// URL', async () => {
+  await assert.rejects(
+    promisify(execFile)('node', [cli, '--devtools', 'http://127.0.0.1:4318']),
+    (error) => {
+      assert.equal(error.code, 2)
+      assert.match(
+        error.stderr,
+        /--devtools must be the relay's ws:\/\/ URL .*got 'http:\/\/127\.0\.0\.1:4318'/,
+      )
+      return true
+    },
+  )
+})

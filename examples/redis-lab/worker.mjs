@@ -13,6 +13,26 @@ const send = (message) => process.send?.(message)
 let runtime
 let cluster
 let redis
+let devtools
+
+/**
+ * With `--devtools <url>`: this process's runtime as one session of the
+ * standalone panel, over the protocol's WebSocket transport. Loaded only then.
+ */
+async function connectToRelay(runtime, url) {
+  const { connectDevtools, createWebSocketTransport } = await import('@vega/job-devtools-protocol')
+  // Node 20 has no global WebSocket; Node ≥ 22 does.
+  const WebSocket = globalThis.WebSocket ?? (await import('ws')).WebSocket
+  const transport = createWebSocketTransport(url, { WebSocket })
+  const disconnect = connectDevtools(runtime, transport)
+  return {
+    stop() {
+      // Sends what is still buffered, then closes the socket so the process can exit.
+      disconnect()
+      transport.close()
+    },
+  }
+}
 
 function promiseText(error) {
   if (isCancelledError(error)) return `rejected CancelledError (${error.reason})`
@@ -23,7 +43,11 @@ process.on('message', async (message) => {
   if (message.cmd === 'init') {
     redis = new Redis(message.url)
     cluster = createRedisCoordination({ redis, prefix: message.prefix, leaseMs: 5000 })
-    runtime = createRuntime({ plugins: [installCoordination, cluster.plugin] })
+    runtime = createRuntime({
+      name: `redis-lab ${message.name}`,
+      plugins: [installCoordination, cluster.plugin],
+    })
+    if (message.devtools !== undefined) devtools = await connectToRelay(runtime, message.devtools)
     subscribe(runtime, (event) => {
       if (event.type.startsWith('coordination:')) send({ t: 'event', event, at: now() })
     })
@@ -40,7 +64,9 @@ process.on('message', async (message) => {
         send({ t: 'exit', call, at: now() })
       }
     }
-    const task = run(runtime, withCoordinator(body, cluster[strategy], { key }))
+    const task = run(runtime, withCoordinator(body, cluster[strategy], { key }), {
+      label: `call #${value} ${strategy}`,
+    })
     send({ t: 'called', call, id: task.id, at: now() })
     const promise = await task.promise.then(
       (value) => `resolved ${JSON.stringify(value)}`,
@@ -59,6 +85,7 @@ process.on('message', async (message) => {
     })
   } else if (message.cmd === 'stop') {
     await shutdown(runtime)
+    devtools?.stop()
     redis.disconnect()
     process.disconnect()
   }

@@ -3,7 +3,7 @@
 // Vite's dev server (React's development build, where StrictMode replays
 // every mount) and on the production build served by `vite preview`. Every
 // request that is not for 127.0.0.1 is refused: the page works offline.
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const CONFIG = fileURLToPath(new URL('../vite.config.ts', import.meta.url))
+const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url))
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = [
   '--headless',
@@ -81,14 +82,67 @@ afterAll(async () => {
   await browser?.close()
 })
 
-// Every size inspect() reports is zero, but for the JobProvider's one bus
-// listener while the app is mounted.
-const SETTLED = { listeners: 1 }
+/**
+ * The devtools panel in the dev server: Ctrl+Shift+J opens it, and the four
+ * searches typed so far are rows (it recorded them while closed); three were
+ * restarted away, one answered.
+ */
+async function checkDevtoolsPanel(page: Page): Promise<void> {
+  const panel = page.locator('vega-job-devtools')
+  await page.keyboard.press('Control+Shift+J')
+  await expect.poll(() => panel.isVisible(), { timeout: 30_000 }).toBe(true)
+  await panel.locator('[data-filter="label"]').fill('search')
+  const rows = panel.locator('[data-task-id]')
+  await expect
+    .poll(() => rows.allTextContents(), { timeout: 30_000 })
+    .toEqual([
+      expect.stringMatching(/search.*cancelled/),
+      expect.stringMatching(/search.*cancelled/),
+      expect.stringMatching(/search.*cancelled/),
+      expect.stringMatching(/search.*success/),
+    ])
+  // What is on screen is those four rows, not the documents' rows the filter cut.
+  expect(await panel.locator('.row:visible').count()).toBe(4)
+  // Row ids are the tasks' ids: increasing, in the order the searches started.
+  const ids = (await rows.evaluateAll((nodes) =>
+    nodes.map((node) => Number((node as HTMLElement).dataset.taskId)),
+  )) as number[]
+  expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+  expect(await panel.locator('[data-gap]').getAttribute('data-gap')).toBe('0')
+  if (process.env.SCREENSHOTS === '1') {
+    mkdirSync(DOCS, { recursive: true })
+    await page.screenshot({ path: `${DOCS}react-search-devtools.png` })
+  }
+  await page.keyboard.press('Control+Shift+J')
+  await expect.poll(() => panel.isVisible()).toBe(false)
+}
+
+/**
+ * The production build got `@vega/job-devtools/production`: the hotkey does
+ * nothing, no element exists, and no built file holds the panel's code.
+ */
+async function checkNoDevtools(page: Page): Promise<void> {
+  await page.keyboard.press('Control+Shift+J')
+  expect(
+    await page.evaluate(() => ({
+      element: document.querySelector('vega-job-devtools') !== null,
+      defined: customElements.get('vega-job-devtools') !== undefined,
+    })),
+  ).toEqual({ element: false, defined: false })
+  const assets = `${ROOT}dist/assets/`
+  const withPanelCode = readdirSync(assets).filter((file) =>
+    readFileSync(`${assets}${file}`, 'utf8').includes('attachShadow'),
+  )
+  expect(withPanelCode).toEqual([])
+}
 
 describe.each([
-  ['the dev server', devServer],
-  ['the production build', productionBuild],
-])('the React example on %s', (_name, serve) => {
+  // The devtools' bridge is one more bus listener on the runtime.
+  ['the dev server', devServer, { listeners: 2 }, checkDevtoolsPanel],
+  // Every size inspect() reports is zero, but for the JobProvider's one bus
+  // listener while the app is mounted.
+  ['the production build', productionBuild, { listeners: 1 }, checkNoDevtools],
+] as const)('the React example on %s', (_name, serve, SETTLED, checkDevtools) => {
   let served: Served | undefined
   let page: Page
   const problems: string[] = []
@@ -137,6 +191,7 @@ describe.each([
     await expect(page.getByTestId('preview').textContent()).resolves.toContain('Vega, the')
     expect(await requests()).toMatchObject({ search: 4, answered: 1, doc: 2 })
     await expect.poll(sizes, { timeout: 30_000 }).toEqual(SETTLED)
+    await checkDevtools(page)
 
     // A route change while a search runs: the search page unmounts and cancels it.
     await page.getByTestId('query').pressSequentially(' ')

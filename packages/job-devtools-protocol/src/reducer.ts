@@ -35,24 +35,15 @@ export function initialState(): DevtoolsState {
  * ```
  */
 export function reduce(state: DevtoolsState, envelope: Envelope): DevtoolsState {
-  if (!isEnvelope(envelope)) return { ...state, rejected: state.rejected + 1 }
-  const previous = state.sessions[envelope.sid]
-  if (previous !== undefined && envelope.seq <= previous.lastSeq) return state
-
-  const draft = new SessionDraft(previous ?? emptySession(envelope))
-  draft.advance(envelope)
-  apply(draft, envelope)
-  return {
-    ...state,
-    sessions: { ...state.sessions, [envelope.sid]: draft.finish() },
-    sessionOrder:
-      previous === undefined ? [...state.sessionOrder, envelope.sid] : state.sessionOrder,
-  }
+  return reduceAll([envelope], state)
 }
 
 /**
  * Reduces a whole recording (or any list of envelopes) from `state`,
- * by default from {@link initialState}.
+ * by default from {@link initialState}: the state `reduce` gives envelope by
+ * envelope, and `state` is never modified. Each session's task table, and
+ * each task the envelopes touch, is copied once per call rather than once
+ * per envelope, so a batch costs what its envelopes touch.
  *
  * @example
  * ```ts
@@ -63,9 +54,30 @@ export function reduceAll(
   envelopes: Iterable<Envelope>,
   state: DevtoolsState = initialState(),
 ): DevtoolsState {
-  let current = state
-  for (const envelope of envelopes) current = reduce(current, envelope)
-  return current
+  const drafts = new Map<string, SessionDraft>()
+  let rejected = state.rejected
+  let sessionOrder = state.sessionOrder
+  for (const envelope of envelopes) {
+    if (!isEnvelope(envelope)) {
+      rejected += 1
+      continue
+    }
+    let draft = drafts.get(envelope.sid)
+    const current = draft?.session ?? state.sessions[envelope.sid]
+    if (current !== undefined && envelope.seq <= current.lastSeq) continue
+    if (draft === undefined) {
+      draft = new SessionDraft(current ?? emptySession(envelope))
+      drafts.set(envelope.sid, draft)
+      if (current === undefined) sessionOrder = [...sessionOrder, envelope.sid]
+    }
+    draft.advance(envelope)
+    apply(draft, envelope)
+  }
+  // Nothing new (duplicates only): the same state object, as `reduce` promises.
+  if (drafts.size === 0 && rejected === state.rejected) return state
+  const sessions = { ...state.sessions }
+  for (const [sid, draft] of drafts) sessions[sid] = draft.finish()
+  return { ...state, sessions, sessionOrder, rejected }
 }
 
 function emptySession(envelope: Envelope): SessionState {

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { readCommittedSchema } from '../scripts/generate-schema.js'
 import {
   type Envelope,
+  initialState,
   lanes,
   parseNdjson,
+  reduce,
   reduceAll,
   session,
   type TaskTimeline,
@@ -55,6 +57,20 @@ describe.each([...Object.keys(SCENARIOS), ...RELEASED_ONLY])('committed fixture 
       'session:hello',
       'session:snapshot',
     ])
+  })
+})
+
+describe.each([...Object.keys(SCENARIOS), ...RELEASED_ONLY])('batched reduce on %s', (name) => {
+  it('equals reducing envelope by envelope, split anywhere, and never modifies its input', () => {
+    const envelopes = parseNdjson(readFixture(`${name}.ndjson`))
+    const oneByOne = envelopes.reduce(reduce, initialState())
+    expect(reduceAll(envelopes)).toEqual(oneByOne)
+    for (const at of [1, 2, Math.floor(envelopes.length / 3), envelopes.length - 1]) {
+      const before = reduceAll(envelopes.slice(0, at))
+      const frozen = JSON.stringify(before)
+      expect(reduceAll(envelopes.slice(at), before)).toEqual(oneByOne)
+      expect(JSON.stringify(before)).toBe(frozen)
+    }
   })
 })
 

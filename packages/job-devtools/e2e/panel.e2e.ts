@@ -29,6 +29,8 @@ async function openApp(): Promise<Page> {
 }
 
 const rows = (page: Page) => page.locator('vega-job-devtools [data-task-id]')
+/** Rows a user sees: a row the filter cut must not stay on screen with its old text. */
+const visibleRows = (page: Page) => page.locator('vega-job-devtools .row:visible')
 const rowTexts = (page: Page) =>
   page.$$eval('vega-job-devtools', (hosts) =>
     hosts.flatMap((host) =>
@@ -209,11 +211,16 @@ describe('a panel on recordings', () => {
     await expect.poll(() => rows(page).count()).toBe(4)
     await page.locator('vega-job-devtools select[data-filter="state"]').selectOption('cancelled')
     await expect.poll(() => rows(page).count()).toBe(3)
+    expect(await visibleRows(page).count()).toBe(3)
     await page.locator('vega-job-devtools select[data-filter="state"]').selectOption('')
     await page.locator('vega-job-devtools input[data-filter="label"]').fill('call #4')
     await expect.poll(() => rows(page).count()).toBe(1)
+    expect(await visibleRows(page).allTextContents()).toEqual([
+      expect.stringMatching(/call #4.*success/),
+    ])
     await page.locator('vega-job-devtools input[data-filter="label"]').fill('')
     await expect.poll(() => rows(page).count()).toBe(4)
+    expect(await visibleRows(page).count()).toBe(4)
 
     await page.locator('vega-job-devtools [data-task-id="1"]').click()
     const link = page.locator('vega-job-devtools [data-details] [data-link="cancelledBy"]')

@@ -79,16 +79,18 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
 
   const model = new PanelModel(retention, () => connection?.requestSnapshot())
 
-  const onFrame = (): void => {
-    frame = undefined
-    // A burst is spread over frames instead of one long frame; the rest
-    // waits for the next one.
+  // Reduces what is pending (a burst is spread over frames instead of one
+  // long frame: past the limit, the rest waits for the next one) and, while
+  // open, brings the view up to date.
+  const update = (): void => {
     model.flush(ENVELOPES_PER_FRAME)
     if (model.pendingCount > 0) schedule()
-    if (isOpen && view !== undefined) {
-      view.render()
-      for (const done of paintWaiters.splice(0)) done()
-    }
+    if (isOpen && view !== undefined) view.render()
+  }
+  const onFrame = (): void => {
+    frame = undefined
+    update()
+    if (isOpen && view !== undefined) for (const done of paintWaiters.splice(0)) done()
   }
   const schedule = (): void => {
     if (frame !== undefined || destroyed) return
@@ -136,7 +138,8 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
     viewLoading ??= import('./ui/view.js').then(({ createView }) => {
       if (destroyed) return
       view = createView(host)
-      schedule()
+      // The first rows go into the DOM now, not a frame later: this frame paints them.
+      update()
     })
     return viewLoading
   }
@@ -157,8 +160,9 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       isOpen = true
       element.setAttribute('open', '')
       connect()
-      void loadView()
-      schedule()
+      // Opened again: what happened while closed is drawn before the next paint.
+      if (view !== undefined) update()
+      else void loadView()
     },
     close() {
       if (destroyed || !isOpen) return

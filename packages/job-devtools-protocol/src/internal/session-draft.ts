@@ -62,12 +62,15 @@ interface SessionMutable {
 }
 
 /**
- * Copy-on-write over one session: a task is copied the first time this
- * envelope touches it, so untouched tasks stay shared with the old state.
+ * Copy-on-write over one session: a task is copied the first time the
+ * envelopes being reduced touch it, so untouched tasks stay shared with the
+ * old state.
  */
 export class SessionDraft {
   readonly session: SessionMutable
   private readonly copied = new Set<number>()
+  /** The draft's own copy of `taskOrder`, made on the first new task. */
+  private order: number[] | undefined
 
   constructor(previous: SessionState) {
     this.session = { ...previous, tasks: { ...previous.tasks } }
@@ -122,7 +125,11 @@ export class SessionDraft {
       links: { reusedBy: [], cancelled: [], children: [] },
     }
     this.session.tasks[String(id)] = created as unknown as TaskTimeline
-    this.session.taskOrder = [...this.session.taskOrder, id]
+    if (this.order === undefined) {
+      this.order = [...this.session.taskOrder]
+      this.session.taskOrder = this.order
+    }
+    this.order.push(id)
     this.copied.add(id)
     return created
   }

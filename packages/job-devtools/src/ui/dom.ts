@@ -19,3 +19,8 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   node.append(...children)
   return node
 }
+
+/** Writes a text only when it changed: an unchanged text costs no layout. */
+export function setText(node: HTMLElement, text: string): void {
+  if (node.textContent !== text) node.textContent = text
+}

@@ -1,6 +1,6 @@
 import { type Lane, lanes, type TaskTimeline } from '@vega/job-devtools-protocol'
 import type { PanelSession } from '../internal/model.js'
-import { el } from './dom.js'
+import { el, setText } from './dom.js'
 
 export const ROW_HEIGHT = 20
 const LABEL_WIDTH = 220
@@ -53,6 +53,7 @@ export class LanesView {
   private hatch: CanvasPattern | null | undefined
   private last: { frame: LanesFrame; t0: number; span: number; first: number } | undefined
   private drag: { x: number; end: number; moved: boolean } | undefined
+  private geometry = { height: ROW_HEIGHT, width: 1, scrollTop: 0 }
 
   constructor(
     private readonly onSelect: (taskId: number) => void,
@@ -127,12 +128,22 @@ export class LanesView {
     this.canvas.getContext('2d')?.clearRect(0, 0, this.canvas.width, this.canvas.height)
   }
 
+  /**
+   * Reads the geometry this frame draws with. The view calls every `measure`
+   * before any DOM write, so a frame costs one layout, not one per read.
+   */
+  measure(): void {
+    this.geometry = {
+      height: Math.max(ROW_HEIGHT, this.element.clientHeight),
+      width: Math.max(1, this.element.clientWidth - LABEL_WIDTH),
+      scrollTop: this.element.scrollTop,
+    }
+  }
+
   render(frame: LanesFrame): void {
-    const height = Math.max(ROW_HEIGHT, this.element.clientHeight)
-    const width = Math.max(1, this.element.clientWidth - LABEL_WIDTH)
+    const { height, width, scrollTop } = this.geometry
     this.viewport.style.height = `${height}px`
     this.spacer.style.height = `${Math.max(0, frame.rows.length * ROW_HEIGHT - height)}px`
-    const scrollTop = this.element.scrollTop
     const first = Math.floor(scrollTop / ROW_HEIGHT)
     const offset = -(scrollTop % ROW_HEIGHT)
     const count = Math.min(frame.rows.length - first, Math.ceil(height / ROW_HEIGHT) + 1)
@@ -295,8 +306,4 @@ export class LanesView {
     this.hatch = ctx.createPattern(tile, 'repeat')
     return this.hatch
   }
-}
-
-function setText(node: HTMLElement, text: string): void {
-  if (node.textContent !== text) node.textContent = text
 }

@@ -1,6 +1,8 @@
 // The panel's own CSS, inside its shadow root: the page's rules never reach
 // these elements, and these never reach the page. Every size is explicit so
 // nothing depends on what the host element would otherwise inherit.
+// `contain: strict` on the lanes, the log and their rows: a row whose text
+// changes every frame is laid out alone, not with the whole panel.
 export const PANEL_CSS = `
 .root { all: initial; box-sizing: border-box; display: flex; flex-direction: column; width: 100%; height: 100%;
   font: 12px/1.4 ui-sans-serif, system-ui, sans-serif; color: #e6e6e6; background: #16181d; border-top: 1px solid #3a3f4b; }
@@ -22,10 +24,12 @@ input[type='text'], input[type='search'] { width: 110px; }
 .counts span.count { display: inline-flex; gap: 4px; align-items: baseline; margin-right: 8px; }
 .counts b { font-weight: 600; color: #fff; font-variant-numeric: tabular-nums; }
 .main { flex: 1 1 auto; display: flex; min-height: 0; }
-.lanes { position: relative; flex: 1 1 auto; overflow-y: auto; overflow-x: hidden; min-width: 0; }
+.lanes { position: relative; flex: 1 1 auto; overflow-y: auto; overflow-x: hidden; min-width: 0; contain: strict; }
 .viewport { position: sticky; top: 0; display: flex; overflow: hidden; }
 .labels { position: relative; width: 220px; flex: 0 0 220px; overflow: hidden; border-right: 1px solid #2a2e37; }
-.row { position: absolute; left: 0; right: 0; height: 20px; display: flex; gap: 6px; align-items: center; padding: 0 6px; white-space: nowrap; overflow: hidden; cursor: pointer; }
+.row { position: absolute; left: 0; right: 0; height: 20px; contain: strict; display: flex; gap: 6px; align-items: center; padding: 0 6px; white-space: nowrap; overflow: hidden; cursor: pointer; }
+/* A pooled row the frame does not use is hidden: display: flex above would show it with its old text. */
+.row[hidden], .log-row[hidden] { display: none; }
 .row:hover { background: #20242e; }
 .row.selected { background: #2b3a55; }
 .row .id { color: #8b93a6; font-variant-numeric: tabular-nums; }
@@ -41,8 +45,8 @@ canvas { display: block; flex: 1 1 auto; min-width: 0; cursor: grab; }
 .details dd { margin: 0; overflow-wrap: anywhere; }
 .details ol { margin: 0; padding-left: 18px; }
 .details button.link { height: auto; padding: 0 4px; color: #8cc4ff; background: none; border: none; text-decoration: underline; }
-.log { position: relative; flex: 1 1 auto; overflow-y: auto; font: 11px/18px ui-monospace, monospace; }
-.log-row { position: absolute; left: 0; right: 0; height: 18px; padding: 0 6px; white-space: nowrap; overflow: hidden; cursor: pointer; }
+.log { position: relative; flex: 1 1 auto; overflow-y: auto; font: 11px/18px ui-monospace, monospace; contain: strict; }
+.log-row { position: absolute; left: 0; right: 0; height: 18px; contain: strict; padding: 0 6px; white-space: nowrap; overflow: hidden; cursor: pointer; }
 .log-row:hover { background: #20242e; }
 .log-row.selected { background: #2b3a55; }
 .log-row .seq { color: #8b93a6; display: inline-block; width: 56px; }

@@ -2,7 +2,7 @@ import { formatNdjson } from '@vega/job-devtools-protocol'
 import { type Grouping, type RowFilter, TERMINAL_STATES } from '../internal/model.js'
 import type { PanelHost, PanelView } from '../internal/view-contract.js'
 import { DetailsView } from './details.js'
-import { el } from './dom.js'
+import { el, setText } from './dom.js'
 import { LanesView } from './lanes.js'
 import { LogView } from './log.js'
 import { PANEL_CSS } from './styles.js'
@@ -221,13 +221,17 @@ export function createView(host: PanelHost): PanelView {
   const style = el('style', { text: PANEL_CSS })
   host.shadow.append(style, root)
 
-  const renderHeader = (): void => {
-    const keys = [...model.sessions.keys()]
+  /** The session to show: one a load just added, else the one picked, else the first. */
+  const pickSession = (): void => {
     const preferred = host.takePreferredSession()
     if (preferred !== undefined && model.sessions.has(preferred)) selectedSession = preferred
     if (selectedSession === undefined || !model.sessions.has(selectedSession)) {
-      selectedSession = keys[0]
+      selectedSession = model.sessions.keys().next().value
     }
+  }
+
+  const renderHeader = (): void => {
+    const keys = [...model.sessions.keys()]
     while (sessionPicker.options.length > keys.length) sessionPicker.lastElementChild?.remove()
     keys.forEach((key, index) => {
       const session = model.sessions.get(key)
@@ -241,12 +245,12 @@ export function createView(host: PanelHost): PanelView {
         sessionPicker.append(option)
       }
       if (option.value !== key) option.value = key
-      if (option.textContent !== text) option.textContent = text
+      setText(option, text)
     })
     if (selectedSession !== undefined) sessionPicker.value = selectedSession
     const state = host.connectionState()
-    connection.dataset.connection = state
-    connection.textContent = paused ? `${state} · paused` : state
+    if (connection.dataset.connection !== state) connection.dataset.connection = state
+    setText(connection, paused ? `${state} · paused` : state)
     const lastLoad = host.lastLoad()
     loadBanner.hidden = lastLoad === undefined || lastLoad.errors.length === 0
     if (lastLoad !== undefined && lastLoad.errors.length > 0) {
@@ -262,9 +266,14 @@ export function createView(host: PanelHost): PanelView {
       if (paused && !uiDirty) return
       uiDirty = false
       drawnRevision = model.revision
-      renderHeader()
+      // Every layout read first, then only writes: one layout per frame.
+      lanesView.measure()
+      logView.measure()
+      pickSession()
       const session =
         selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+      logView.place(session?.log.size ?? 0)
+      renderHeader()
       if (session === undefined) {
         gapBanner.hidden = true
         for (const cell of countCells.values()) cell.textContent = '0'
@@ -280,7 +289,7 @@ export function createView(host: PanelHost): PanelView {
       gapBanner.hidden = parts.length === 0
       gapBanner.dataset.gap = String(lost)
       gapBanner.dataset.trimmed = String(session.trimmedTasks)
-      gapBanner.textContent = parts.length === 0 ? '' : `⚠ ${parts.join(' · ')}`
+      setText(gapBanner, parts.length === 0 ? '' : `⚠ ${parts.join(' · ')}`)
       const live = model.liveCounts(session.key)
       for (const state of LIVE_STATES) setCount(countCells.get(state), live[state] ?? 0)
       for (const state of TERMINAL_STATES)
@@ -299,5 +308,5 @@ export function createView(host: PanelHost): PanelView {
 }
 
 function setCount(cell: HTMLElement | undefined, value: number): void {
-  if (cell !== undefined && cell.textContent !== String(value)) cell.textContent = String(value)
+  if (cell !== undefined) setText(cell, String(value))
 }
