@@ -4,13 +4,14 @@
 
 import { createSerializeCoordinator } from '@vega/job-coordination'
 import pLimit from 'p-limit'
-import { concatMap, Subject } from 'rxjs'
+import { concatMap } from 'rxjs'
 import { check } from './harness.mjs'
 import {
   Counters,
   checkSettled,
   FLOOR_TASK_PER_CALL,
   KEYS,
+  rxjsPerKey,
   settleAll,
   taskPerCallFloor,
   vegaBurst,
@@ -72,28 +73,7 @@ export default {
       info: true,
       async run(n) {
         const counters = new Counters(KEYS)
-        const outcomes = new Array(n)
-        const subjects = new Array(KEYS)
-        const done = []
-        for (let k = 0; k < KEYS; k++) {
-          const subject = new Subject()
-          subjects[k] = subject
-          done.push(
-            new Promise((resolve, reject) => {
-              subject.pipe(concatMap((i) => counters.body(i))).subscribe({
-                next: (value) => {
-                  outcomes[value] = { value }
-                },
-                error: reject,
-                complete: resolve,
-              })
-            }),
-          )
-        }
-        for (let i = 0; i < n; i++) subjects[i % KEYS].next(i)
-        for (const subject of subjects) subject.complete()
-        await Promise.all(done)
-        return { counters, outcomes }
+        return { counters, outcomes: await rxjsPerKey(concatMap, n, counters) }
       },
     },
     {

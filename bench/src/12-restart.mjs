@@ -5,9 +5,17 @@
 // RxJS switchMap per key (no promise per call).
 
 import { restartCoordinator } from '@vega/job-coordination'
-import { Subject, switchMap } from 'rxjs'
+import { switchMap } from 'rxjs'
 import { check } from './harness.mjs'
-import { Counters, checkSettled, KEYS, lastOfKey, settleAll, vegaBurst } from './strategies.mjs'
+import {
+  Counters,
+  checkSettled,
+  KEYS,
+  lastOfKey,
+  rxjsPerKey,
+  settleAll,
+  vegaBurst,
+} from './strategies.mjs'
 
 const VEGA = '@vega restart'
 const HAND = 'hand AbortController per key'
@@ -50,28 +58,7 @@ export default {
       info: true,
       async run(n) {
         const counters = new Counters(KEYS)
-        const outcomes = Array.from({ length: n }, () => ({ dropped: true }))
-        const subjects = new Array(KEYS)
-        const done = []
-        for (let k = 0; k < KEYS; k++) {
-          const subject = new Subject()
-          subjects[k] = subject
-          done.push(
-            new Promise((resolve, reject) => {
-              subject.pipe(switchMap((i) => counters.body(i))).subscribe({
-                next: (value) => {
-                  outcomes[value] = { value }
-                },
-                error: reject,
-                complete: resolve,
-              })
-            }),
-          )
-        }
-        for (let i = 0; i < n; i++) subjects[i % KEYS].next(i)
-        for (const subject of subjects) subject.complete()
-        await Promise.all(done)
-        return { counters, outcomes }
+        return { counters, outcomes: await rxjsPerKey(switchMap, n, counters) }
       },
     },
     {

@@ -4,9 +4,17 @@
 // busy flag per key; info: RxJS exhaustMap per key (no promise per call).
 
 import { exhaustCoordinator } from '@vega/job-coordination'
-import { exhaustMap, Subject } from 'rxjs'
+import { exhaustMap } from 'rxjs'
 import { check } from './harness.mjs'
-import { Counters, checkSettled, DroppedError, KEYS, settleAll, vegaBurst } from './strategies.mjs'
+import {
+  Counters,
+  checkSettled,
+  DroppedError,
+  KEYS,
+  rxjsPerKey,
+  settleAll,
+  vegaBurst,
+} from './strategies.mjs'
 
 const VEGA = '@vega exhaust'
 const HAND = 'hand busy flag per key'
@@ -46,28 +54,7 @@ export default {
       info: true,
       async run(n) {
         const counters = new Counters(KEYS)
-        const outcomes = Array.from({ length: n }, () => ({ dropped: true }))
-        const subjects = new Array(KEYS)
-        const done = []
-        for (let k = 0; k < KEYS; k++) {
-          const subject = new Subject()
-          subjects[k] = subject
-          done.push(
-            new Promise((resolve, reject) => {
-              subject.pipe(exhaustMap((i) => counters.body(i))).subscribe({
-                next: (value) => {
-                  outcomes[value] = { value }
-                },
-                error: reject,
-                complete: resolve,
-              })
-            }),
-          )
-        }
-        for (let i = 0; i < n; i++) subjects[i % KEYS].next(i)
-        for (const subject of subjects) subject.complete()
-        await Promise.all(done)
-        return { counters, outcomes }
+        return { counters, outcomes: await rxjsPerKey(exhaustMap, n, counters) }
       },
     },
     {

@@ -17,6 +17,7 @@ import {
   run,
   tagTaskFn,
 } from '@vega/job-core'
+import { Subject } from 'rxjs'
 import { check } from './harness.mjs'
 
 export const KEYS = 100
@@ -156,4 +157,35 @@ export async function boundPerCallFloor(n, counters) {
       tagTaskFn(() => counters.body(i), bareTag, { hash: hashKey(['k', i % KEYS]) }),
     ).promise
   return oneAfterAnother(n, call)
+}
+
+/**
+ * The RxJS way: a `Subject` per key piped through `operator` (concatMap,
+ * switchMap, exhaustMap) into the body; results reach one subscriber per
+ * key, so there is no promise per call. A call with no result is
+ * `{ dropped: true }`.
+ */
+export async function rxjsPerKey(operator, n, counters) {
+  const outcomes = Array.from({ length: n }, () => ({ dropped: true }))
+  const subjects = new Array(KEYS)
+  const done = []
+  for (let k = 0; k < KEYS; k++) {
+    const subject = new Subject()
+    subjects[k] = subject
+    done.push(
+      new Promise((resolve, reject) => {
+        subject.pipe(operator((i) => counters.body(i))).subscribe({
+          next: (value) => {
+            outcomes[value] = { value }
+          },
+          error: reject,
+          complete: resolve,
+        })
+      }),
+    )
+  }
+  for (let i = 0; i < n; i++) subjects[i % KEYS].next(i)
+  for (const subject of subjects) subject.complete()
+  await Promise.all(done)
+  return outcomes
 }
