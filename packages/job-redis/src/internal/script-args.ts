@@ -66,7 +66,8 @@ export function acquireArgs(
         ask,
       ]
     case 'queue':
-      return [
+    case 'latest': {
+      const queue = [
         fence,
         holders,
         `${base}queue`,
@@ -78,21 +79,9 @@ export function acquireArgs(
         ask,
         String(limit),
       ]
-    case 'latest':
-      return [
-        fence,
-        holders,
-        `${base}queue`,
-        `${base}wexp`,
-        id,
-        mode,
-        leaseArg,
-        fenceTtlArg,
-        ask,
-        String(limit),
-        io.channel(hash),
-        recheck ? '1' : '0',
-      ]
+      // keepLatest's line also takes the key's channel and whether this is a re-check.
+      return mode === 'queue' ? queue : [...queue, io.channel(hash), recheck ? '1' : '0']
+    }
   }
 }
 
