@@ -5,6 +5,7 @@
 // and the last one run; every other caller gets the last one's value.
 
 import { createKeepLatestCoordinator, keepLatestCoordinator } from '@vega/job-coordination'
+import { createRuntime, createTaskTag, run, tagTaskFn } from '@vega/job-core'
 import { check } from './harness.mjs'
 import {
   Counters,
@@ -62,10 +63,80 @@ function handKeepLatest(concurrency) {
   }
 }
 
+const bareTag = createTaskTag('bareKeepLatest', { key: (binding) => binding.hash })
+
+/**
+ * The kernel's floor for this decision: keepLatest as a bare plugin on
+ * job-core's dispatch seam (a running count and one waiting call per key,
+ * a superseded call ended as the newer one's peer, one promise per waiting
+ * turn), with none of job-coordination's code: no peer index, no lane
+ * object, no option or protocol checks. Every call is still a task.
+ */
+function bareKeepLatest(concurrency) {
+  return async (n) => {
+    const counters = new Counters(KEYS)
+    const lanes = new Map()
+    const plugin = {
+      name: 'bareKeepLatest',
+      install(host) {
+        const start = (lane, hash, request) => {
+          lane.running++
+          host.onExited(request.task, () => {
+            lane.running--
+            const turn = lane.waiting
+            if (turn !== undefined) {
+              lane.waiting = undefined
+              turn.answer(start(lane, hash, turn.request))
+            } else if (lane.running === 0) lanes.delete(hash)
+          })
+          return request.proceed()
+        }
+        host.claim(bareTag, (request) => {
+          const { hash } = request.binding
+          let lane = lanes.get(hash)
+          if (lane === undefined) {
+            lane = { running: 0, waiting: undefined }
+            lanes.set(hash, lane)
+          }
+          if (lane.waiting === undefined && lane.running < concurrency) {
+            return start(lane, hash, request)
+          }
+          request.park()
+          const turn = lane.waiting
+          if (turn !== undefined) {
+            const superseded = turn.request
+            turn.request = request
+            request.cancelPeer(superseded.task, 'superseded')
+            return turn.promise
+          }
+          let answer
+          const promise = new Promise((resolve) => {
+            answer = resolve
+          })
+          lane.waiting = { request, answer, promise }
+          return promise
+        })
+      },
+    }
+    const runtime = createRuntime({ plugins: [plugin] })
+    const promises = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const k = i % KEYS
+      promises[i] = run(
+        runtime,
+        tagTaskFn(() => counters.body(i), bareTag, { hash: `k${k}` }),
+      ).promise
+    }
+    const outcomes = await settleAll(promises)
+    return { counters, outcomes, left: lanes.size }
+  }
+}
+
 export function keepLatestScenario(concurrency) {
   const name = concurrency === 1 ? 'keepLatest' : `keepLatest(${concurrency})`
   const VEGA = `@vega ${name}`
   const HAND = 'hand running count + waiting slot per key'
+  const BARE = 'kernel floor: the same decision as a bare plugin on the dispatch seam'
   const coordinator = () =>
     concurrency === 1 ? keepLatestCoordinator : createKeepLatestCoordinator({ concurrency })
   return {
@@ -84,6 +155,7 @@ export function keepLatestScenario(concurrency) {
         },
       },
       taskPerCallFloor,
+      { name: BARE, info: true, run: bareKeepLatest(concurrency) },
     ],
     verify(_peer, result, n) {
       checkSettled(result, n)
@@ -113,6 +185,12 @@ export function keepLatestScenario(concurrency) {
     },
     checks: [
       { label: `${name} ≤ 2× the hand-written strategy`, subject: VEGA, kind: 'ratio', max: 2 },
+      {
+        label: 'kernel floor: a bare plugin vs the hand-written strategy (info)',
+        subject: BARE,
+        kind: 'relative',
+        to: HAND,
+      },
       {
         label: 'floor: a task per call vs the hand-written strategy (info)',
         subject: FLOOR_TASK_PER_CALL,
