@@ -3,6 +3,7 @@
 // key; peers: p-limit(1) per key, RxJS concatMap per key.
 
 import { createSerializeCoordinator } from '@vega/job-coordination'
+import { createRuntime, createTaskTag, run, tagTaskFn } from '@vega/job-core'
 import pLimit from 'p-limit'
 import { concatMap } from 'rxjs'
 import { check } from './harness.mjs'
@@ -18,6 +19,61 @@ import {
 } from './strategies.mjs'
 
 const VEGA = '@vega serialize'
+const BARE = 'kernel floor: the same decision as a bare plugin on the dispatch seam'
+
+const bareTag = createTaskTag('bareSerialize', { key: (binding) => binding.hash })
+
+/**
+ * Serialize as a bare plugin on job-core's dispatch seam: a running count
+ * and a queue of parked requests per key, each caller answered with its
+ * task's own promise, the next released when a body exits. None of
+ * job-coordination's code (no peer index, no lane object, no checks); every
+ * call is still a task.
+ */
+async function bareSerialize(n) {
+  const counters = new Counters(KEYS)
+  const lanes = new Map()
+  const plugin = {
+    name: 'bareSerialize',
+    install(host) {
+      const start = (lane, hash, request) => {
+        lane.running++
+        host.onExited(request.task, () => {
+          lane.running--
+          if (lane.head < lane.waiting.length) {
+            const next = lane.waiting[lane.head]
+            lane.waiting[lane.head++] = undefined
+            start(lane, hash, next)
+          } else if (lane.running === 0) lanes.delete(hash)
+        })
+        return request.proceed()
+      }
+      host.claim(bareTag, (request) => {
+        const { hash } = request.binding
+        let lane = lanes.get(hash)
+        if (lane === undefined) {
+          lane = { running: 0, waiting: [], head: 0 }
+          lanes.set(hash, lane)
+        }
+        if (lane.running === 0 && lane.head === lane.waiting.length) {
+          return start(lane, hash, request)
+        }
+        request.park()
+        lane.waiting.push(request)
+        return request.result
+      })
+    },
+  }
+  const runtime = createRuntime({ plugins: [plugin] })
+  const promises = new Array(n)
+  for (let i = 0; i < n; i++) {
+    promises[i] = run(
+      runtime,
+      tagTaskFn(() => counters.body(i), bareTag, { hash: `k${i % KEYS}` }),
+    ).promise
+  }
+  return { counters, outcomes: await settleAll(promises), left: lanes.size }
+}
 
 export default {
   id: 'serialize',
@@ -85,6 +141,7 @@ export default {
       },
     },
     taskPerCallFloor,
+    { name: BARE, info: true, run: bareSerialize },
   ],
   verify(_peer, result, n) {
     checkSettled(result, n)
@@ -117,6 +174,12 @@ export default {
       to: 'RxJS concatMap per key',
     },
     { label: 'serialize ≤ 2× the hand chain', subject: VEGA, kind: 'ratio', max: 2 },
+    {
+      label: 'kernel floor: a bare plugin vs p-limit(1) per key (info)',
+      subject: BARE,
+      kind: 'relative',
+      to: 'p-limit(1) per key',
+    },
     {
       label: 'floor: a task per call vs the hand chain (info)',
       subject: FLOOR_TASK_PER_CALL,
