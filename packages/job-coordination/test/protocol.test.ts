@@ -4,6 +4,7 @@ import {
   type CoordinationContext,
   type CoordinationEventDraft,
   CoordinationProtocolError,
+  createSerializeCoordinator,
   dedupeCoordinator,
   defineCoordinator,
   inspectCoordination,
@@ -77,6 +78,53 @@ describe('one decision per intent', () => {
     })
     run(runtime, withCoordinator(body(1), parkLate, { key: 'k' }))
     expect(caught[0]).toBeInstanceOf(CoordinationProtocolError)
+  })
+})
+
+describe('delegating to a built-in', () => {
+  it('the built-in decides the intent it was handed: a later decision through ctx throws', async () => {
+    const serialize = createSerializeCoordinator()
+    const thrown: unknown[] = []
+    const mine = defineCoordinator('mine', (ctx) => {
+      const answer = serialize.coordinate(ctx)
+      try {
+        ctx.proceed()
+      } catch (error) {
+        thrown.push(error)
+      }
+      return answer
+    })
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const fn = withCoordinator(async () => 'done', mine, { key: 'k' })
+    const first = run(runtime, fn)
+    const second = run(runtime, fn)
+    expect(second.state).toBe('parked:coordinator')
+    expect(await first).toBe('done')
+    expect(await second).toBe('done')
+    expect(thrown).toHaveLength(2)
+    expect(thrown[0]).toBeInstanceOf(CoordinationProtocolError)
+    expect((thrown[0] as Error).message).toContain('handed to a built-in coordinator')
+  })
+
+  it('handing over an intent the coordinator already parked is refused: the built-in parks a call itself', async () => {
+    const serialize = createSerializeCoordinator()
+    const mine = defineCoordinator('mine', (ctx) => {
+      ctx.intent.parkCoordinator()
+      return serialize.coordinate(ctx)
+    })
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const task = run(
+      runtime,
+      withCoordinator(async () => 'never', mine, { key: 'k' }),
+    )
+    const outcome = await settle(task)
+    expect(outcome.status).toBe('error')
+    const error = (outcome as { error: Error }).error
+    expect(error).toBeInstanceOf(CoordinationProtocolError)
+    expect(error.message).toContain(
+      'mine: serialize.coordinate(ctx) after intent.parkCoordinator()',
+    )
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0, waiters: 0 })
   })
 })
 
