@@ -3,7 +3,7 @@
 // key; peers: p-limit(1) per key, RxJS concatMap per key.
 
 import { createSerializeCoordinator } from '@vega/job-coordination'
-import { createRuntime, createTaskTag, run, tagTaskFn } from '@vega/job-core'
+import { createTaskTag } from '@vega/job-core'
 import pLimit from 'p-limit'
 import { concatMap } from 'rxjs'
 import { check } from './harness.mjs'
@@ -12,6 +12,7 @@ import {
   checkSettled,
   FLOOR_TASK_PER_CALL,
   KEYS,
+  pluginBurst,
   rxjsPerKey,
   settleAll,
   taskPerCallFloor,
@@ -64,15 +65,7 @@ async function bareSerialize(n) {
       })
     },
   }
-  const runtime = createRuntime({ plugins: [plugin] })
-  const promises = new Array(n)
-  for (let i = 0; i < n; i++) {
-    promises[i] = run(
-      runtime,
-      tagTaskFn(() => counters.body(i), bareTag, { hash: `k${i % KEYS}` }),
-    ).promise
-  }
-  return { counters, outcomes: await settleAll(promises), left: lanes.size }
+  return { counters, outcomes: await pluginBurst(plugin, bareTag, n, counters), left: lanes.size }
 }
 
 export default {
@@ -134,11 +127,7 @@ export default {
     },
     {
       name: VEGA,
-      async run(n) {
-        const counters = new Counters(KEYS)
-        const { runtime, promises } = vegaBurst(createSerializeCoordinator(), n, counters)
-        return { counters, outcomes: await settleAll(promises), runtime }
-      },
+      run: (n) => vegaBurst(createSerializeCoordinator(), n),
     },
     taskPerCallFloor,
     { name: BARE, info: true, run: bareSerialize },

@@ -63,11 +63,7 @@ export default {
     },
     {
       name: VEGA,
-      async run(n) {
-        const counters = new Counters(KEYS)
-        const { runtime, promises } = vegaBurst(restartCoordinator, n, counters)
-        return { counters, outcomes: await settleAll(promises), runtime }
-      },
+      run: (n) => vegaBurst(restartCoordinator, n),
     },
   ],
   verify(_peer, result, n) {

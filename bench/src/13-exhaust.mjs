@@ -59,11 +59,7 @@ export default {
     },
     {
       name: VEGA,
-      async run(n) {
-        const counters = new Counters(KEYS)
-        const { runtime, promises } = vegaBurst(exhaustCoordinator, n, counters)
-        return { counters, outcomes: await settleAll(promises), runtime }
-      },
+      run: (n) => vegaBurst(exhaustCoordinator, n),
     },
   ],
   verify(_peer, result, n) {

@@ -5,7 +5,7 @@
 // and the last one run; every other caller gets the last one's value.
 
 import { createKeepLatestCoordinator, keepLatestCoordinator } from '@vega/job-coordination'
-import { createRuntime, createTaskTag, run, tagTaskFn } from '@vega/job-core'
+import { createTaskTag } from '@vega/job-core'
 import { check } from './harness.mjs'
 import {
   Counters,
@@ -13,6 +13,7 @@ import {
   FLOOR_TASK_PER_CALL,
   KEYS,
   lastOfKey,
+  pluginBurst,
   settleAll,
   taskPerCallFloor,
   vegaBurst,
@@ -118,16 +119,7 @@ function bareKeepLatest(concurrency) {
         })
       },
     }
-    const runtime = createRuntime({ plugins: [plugin] })
-    const promises = new Array(n)
-    for (let i = 0; i < n; i++) {
-      const k = i % KEYS
-      promises[i] = run(
-        runtime,
-        tagTaskFn(() => counters.body(i), bareTag, { hash: `k${k}` }),
-      ).promise
-    }
-    const outcomes = await settleAll(promises)
+    const outcomes = await pluginBurst(plugin, bareTag, n, counters)
     return { counters, outcomes, left: lanes.size }
   }
 }
@@ -148,11 +140,7 @@ export function keepLatestScenario(concurrency) {
       { name: HAND, baseline: true, run: handKeepLatest(concurrency) },
       {
         name: VEGA,
-        async run(n) {
-          const counters = new Counters(KEYS)
-          const { runtime, promises } = vegaBurst(coordinator(), n, counters)
-          return { counters, outcomes: await settleAll(promises), runtime }
-        },
+        run: (n) => vegaBurst(coordinator(), n),
       },
       taskPerCallFloor,
       { name: BARE, info: true, run: bareKeepLatest(concurrency) },

@@ -71,16 +71,37 @@ export class DroppedError extends Error {
   }
 }
 
-/** A runtime with coordination and the strategy bound once per key, as an application does. */
-export function vegaBurst(coordinator, n, counters, { keys = KEYS } = {}) {
+/**
+ * The strategy's row: a burst through a runtime with coordination, each
+ * call bound per call (`withCoordinator(() => body(i), coordinator, { key })`),
+ * as an application does.
+ */
+export async function vegaBurst(coordinator, n) {
+  const counters = new Counters(KEYS)
   const runtime = createRuntime({ plugins: [installCoordination] })
-  const bound = new Array(keys)
-  for (let k = 0; k < keys; k++) {
-    bound[k] = (i) => withCoordinator(() => counters.body(i), coordinator, { key: ['k', k] })
-  }
   const promises = new Array(n)
-  for (let i = 0; i < n; i++) promises[i] = run(runtime, bound[i % keys](i)).promise
-  return { runtime, promises }
+  for (let i = 0; i < n; i++) {
+    const fn = withCoordinator(() => counters.body(i), coordinator, { key: ['k', i % KEYS] })
+    promises[i] = run(runtime, fn).promise
+  }
+  return { counters, outcomes: await settleAll(promises), runtime }
+}
+
+/**
+ * A burst through a runtime whose only plugin is `plugin`, each call tagged
+ * with `tag` and its key's hash: how the kernel-floor rows (the same
+ * decision as a bare plugin on core's dispatch seam) are driven.
+ */
+export async function pluginBurst(plugin, tag, n, counters) {
+  const runtime = createRuntime({ plugins: [plugin] })
+  const promises = new Array(n)
+  for (let i = 0; i < n; i++) {
+    promises[i] = run(
+      runtime,
+      tagTaskFn(() => counters.body(i), tag, { hash: `k${i % KEYS}` }),
+    ).promise
+  }
+  return settleAll(promises)
 }
 
 /** Checks every run shares: every promise settled, and no state is left behind. */
