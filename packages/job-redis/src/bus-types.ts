@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 import type { Codec } from './codec.js'
 
 /**
@@ -10,8 +10,12 @@ import type { Codec } from './codec.js'
  * ```
  */
 export interface RedisAggregateBusOptions {
-  /** An open ioredis client to the primary. The bus never closes it; each consumer opens one duplicate for its blocking reads. */
-  redis: Redis
+  /**
+   * An open ioredis client: of one primary (`new Redis(url)`) or of a Redis
+   * Cluster (`new Cluster(nodes)`). The bus never closes it; each consumer
+   * opens one duplicate for its sharded pub/sub wake-ups.
+   */
+  redis: Redis | Cluster
   /** Starts every key; producers and consumers of a bus share it. Non-empty, no whitespace. */
   prefix: string
   /**

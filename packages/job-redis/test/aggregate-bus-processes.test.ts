@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkLogs, readLogs, startBusWorker } from './bus-processes.js'
+import { partitionKey } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, uniquePrefix } from './support.js'
 import type { Worker } from './workers.js'
@@ -35,7 +36,7 @@ function latest(worker: Worker, kind: string) {
 
 async function lag(prefix: string, partitions: number): Promise<number> {
   const pipeline = redis.pipeline()
-  for (let p = 0; p < partitions; p++) pipeline.xlen(`${prefix}:bus:sales.Order:p:${p}`)
+  for (let p = 0; p < partitions; p++) pipeline.xlen(partitionKey(prefix, 'sales.Order', p, 'p'))
   const replies = (await pipeline.exec()) ?? []
   return replies.reduce((sum, [, n]) => sum + Number(n), 0)
 }

@@ -1,0 +1,79 @@
+// The aggregate bus on a real Redis Cluster of 3 primaries: the same facts as
+// on one primary (bus-facts.ts, bus-ownership.ts), every partition's keys in
+// one slot with the partitions spread over the primaries, and a primary
+// restarted under a consumer.
+
+import type { Cluster } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { keySlot } from '../src/internal/bus/nodes.js'
+import { busFacts } from './bus-facts.js'
+import { ownershipFact } from './bus-ownership.js'
+import { busSetup, onCluster, partitionKey, recorder, sendAll } from './bus-support.js'
+import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
+import { eventually } from './support.js'
+
+let nodes: RedisClusterNodes
+beforeAll(async () => {
+  nodes = await startRedisCluster()
+}, 60_000)
+afterAll(async () => {
+  await nodes?.dispose()
+})
+
+busFacts('a 3-primary cluster', () => onCluster(nodes.ports))
+
+describe('the aggregate bus on a 3-primary cluster', () => {
+  it('every handler runs under its own consumer’s lease of the id’s partition, while consumers join and leave', async () => {
+    await ownershipFact(onCluster(nodes.ports))
+  })
+
+  it('keeps each partition’s keys in one slot, the membership in another, and spreads the partitions over the three primaries', async () => {
+    const partitions = 24
+    const setup = busSetup(onCluster(nodes.ports), { partitions })
+    const { bus, prefix } = setup
+    const cluster = setup.redis as Cluster
+    const ids = Array.from({ length: 240 }, (_, i) => `order-${i}`)
+    await sendAll(bus, 'sales.Order', ids, 1)
+    const seen = new Set<number>()
+    const consumer = bus.consume<{ seq: number }>(
+      'sales.Order',
+      ({ partition }) => {
+        seen.add(partition)
+        // One dead letter per partition: its dead-letter stream lives beside the partition.
+        throw new Error(`dead in ${partition}`)
+      },
+      { retry: 1 },
+    )
+    await eventually(
+      async () => (await bus.deadLetters('sales.Order', 1000)).length === 240,
+      20_000,
+      'every message dead-lettered',
+    )
+    await eventually(() => consumer.owned().length === partitions, 10_000, 'all partitions owned')
+    const [master] = cluster.nodes('master')
+    const slotOf = async (key: string) => Number(await master?.cluster('KEYSLOT', key))
+    const perPrimary = await Promise.all(
+      cluster.nodes('master').map(async (node) => new Set(await node.keys(`${prefix}:*`))),
+    )
+    for (let p = 0; p < partitions; p++) {
+      const keys = (['p', 'own', 'fence', 'dead'] as const).map((part) =>
+        partitionKey(prefix, 'sales.Order', p, part),
+      )
+      const slots = await Promise.all(keys.map(slotOf))
+      expect(new Set(slots).size).toBe(1)
+      // The package computes the slot as the server does (its pipelines go to the slot's node).
+      expect(keys.map(keySlot)).toEqual(slots)
+      // All four on one primary, and only there.
+      const holders = perPrimary.filter((held) => keys.every((key) => held.has(key)))
+      expect(holders).toHaveLength(1)
+    }
+    const members = `${prefix}:bus:{sales.Order}:members`
+    expect(await cluster.exists(members)).toBe(1)
+    expect(keySlot(members)).toBe(await slotOf(members))
+    // Every primary holds some partitions.
+    expect(perPrimary.every((held) => [...held].some((key) => key.endsWith('}:p')))).toBe(true)
+    expect(seen.size).toBe(partitions)
+    await consumer.stop()
+    setup.close()
+  })
+})
