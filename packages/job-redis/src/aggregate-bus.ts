@@ -16,7 +16,7 @@ import { RedisUnavailableError } from './errors.js'
 import { bounded } from './internal/bounded.js'
 import { BusConsumer } from './internal/bus/consumer.js'
 import { BusKeys } from './internal/bus/keys.js'
-import { runByNode } from './internal/bus/nodes.js'
+import { commandStep, runByNode } from './internal/bus/nodes.js'
 import { resolveRetry } from './internal/bus/retry.js'
 import { busScripts } from './internal/bus/scripts.js'
 import type { RedisClient } from './internal/redis-io.js'
@@ -323,10 +323,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
       redis,
       'deadLetters',
       connectTimeoutMs,
-      dead.map((key) => ({
-        key,
-        add: (pipeline) => pipeline.xrange(key, '-', '+', 'COUNT', count),
-      })),
+      dead.map((key) => commandStep(key, 'xrange', key, '-', '+', 'COUNT', count)),
     )
     const entries: [string, string[]][] = []
     for (const outcome of outcomes) {

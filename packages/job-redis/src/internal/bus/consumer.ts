@@ -12,7 +12,7 @@ import { deferred } from '../deferred.js'
 import type { ConsumerConfig } from './config.js'
 import { Handling } from './handling.js'
 import { Membership } from './membership.js'
-import { type Outcome, runByNode, type Step } from './nodes.js'
+import { commandStep, type Outcome, runByNode, type Step } from './nodes.js'
 import { type RawEntry, Reader } from './reader.js'
 import { Wakeups } from './wakeups.js'
 
@@ -110,13 +110,10 @@ export class BusConsumer implements AggregateBusConsumer {
     const parts = this.membership.owned()
     const { redis, connectTimeoutMs } = this.config
     // The server's time once (from the membership's node), each partition's length and oldest entry from its own.
-    const steps: Step[] = [{ key: this.config.keys.members, add: (pipeline) => pipeline.time() }]
+    const steps: Step[] = [commandStep(this.config.keys.members, 'time')]
     for (const p of parts) {
-      steps.push({ key: p.stream, add: (pipeline) => pipeline.xlen(p.stream) })
-      steps.push({
-        key: p.stream,
-        add: (pipeline) => pipeline.xrange(p.stream, '-', '+', 'COUNT', 1),
-      })
+      steps.push(commandStep(p.stream, 'xlen', p.stream))
+      steps.push(commandStep(p.stream, 'xrange', p.stream, '-', '+', 'COUNT', 1))
     }
     const replies = await runByNode(redis, 'stats', connectTimeoutMs, steps)
     const value = (index: number): unknown => {

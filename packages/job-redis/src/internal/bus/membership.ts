@@ -2,7 +2,7 @@ import { LeaseLostError } from '../../errors.js'
 import { bounded } from '../bounded.js'
 import type { ConsumerConfig } from './config.js'
 import { FENCE_TTL_MS, GROUP } from './keys.js'
-import { type Outcome, runByNode, type Step, scriptStep } from './nodes.js'
+import { commandStep, type Outcome, runByNode, type Step, scriptStep } from './nodes.js'
 import { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
@@ -98,7 +98,7 @@ export class Membership {
         if (mine.has(index)) continue
         const own = keys.partition(index).own
         probed.push(index)
-        steps.push({ key: own, add: (pipeline) => pipeline.exists(own) })
+        steps.push(commandStep(own, 'exists', own))
       }
     }
     const sentAt = performance.now()

@@ -34,12 +34,26 @@ export function keySlot(key: string): number {
   return crc & 16_383
 }
 
-/** One command of a batch: the key it is routed by, and how it goes into a pipeline. */
+/** One command of a batch: the key it is routed by, how it goes into a pipeline, and how it is sent alone. */
 export interface Step {
   readonly key: string
   add(pipeline: ChainableCommander): void
-  /** Sends it again alone (a script the node forgot: NOSCRIPT). */
-  again?(redis: RedisClient): Promise<unknown>
+  /**
+   * Sends it again on its own, after its node answered that it did not run
+   * it: a script the node forgot (NOSCRIPT), or a slot that moved (MOVED,
+   * ASK: ioredis follows a redirection of a single command and learns the
+   * new slot map; it does not for one command of a pipeline).
+   */
+  alone(redis: RedisClient): Promise<unknown>
+}
+
+/** A plain command as a {@link Step}, routed by `key` (a command of no key goes with its node's others). */
+export function commandStep(key: string, command: string, ...args: (string | number)[]): Step {
+  return {
+    key,
+    add: (pipeline) => pipeline.call(command, ...args),
+    alone: (redis) => redis.call(command, ...args),
+  }
 }
 
 /** A bus script as a {@link Step}: by SHA in the pipeline, by source when the node forgot it. */
@@ -51,7 +65,7 @@ export function scriptStep(
   return {
     key: keys[0] as string,
     add: (pipeline) => pipeline.evalsha(script.sha, keys.length, ...keys, ...args),
-    again: (redis) => redis.eval(script.source, keys.length, ...keys, ...args),
+    alone: (redis) => script.run(redis, keys, args),
   }
 }
 
@@ -135,6 +149,9 @@ export function runByNode(
   })
 }
 
+/** Errors of a command its node did not run: sent again alone, they run. */
+const NOT_RUN = /^(NOSCRIPT|MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /
+
 async function runOnNode(redis: RedisClient, steps: readonly Step[]): Promise<Outcome[]> {
   const pipeline = redis.pipeline()
   for (const step of steps) step.add(pipeline)
@@ -143,10 +160,9 @@ async function runOnNode(redis: RedisClient, steps: readonly Step[]): Promise<Ou
     steps.map(async (step, k): Promise<Outcome> => {
       const [error, value] = replies[k] ?? [new Error('no reply'), null]
       if (error === null) return { ok: true, value }
-      if (step.again !== undefined && error.message.startsWith('NOSCRIPT')) {
-        // A node that restarted forgot the scripts: nothing ran, send it again by source.
+      if (NOT_RUN.test(error.message)) {
         try {
-          return { ok: true, value: await step.again(redis) }
+          return { ok: true, value: await step.alone(redis) }
         } catch (failure) {
           return { ok: false, error: failure }
         }
