@@ -143,8 +143,10 @@ let consumers = 0
  * settled, and the id's next message starts only once that acknowledgement
  * is confirmed; a consumer that dies leaves its unacknowledged messages to
  * the next owner, which handles them first. A handler that keeps throwing
- * sends its message to the dead-letter stream; the id's later messages go
- * on. Throws `TypeError` / `RangeError` for bad options, before touching Redis.
+ * sends its message to its partition's dead-letter stream; the id's later
+ * messages go on. `redis` is a client of one primary or of a Redis Cluster
+ * (every step touches one slot). Throws `TypeError` / `RangeError` for bad
+ * options, before touching Redis.
  *
  * @example
  * ```ts
@@ -238,9 +240,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
       )
     }
     const partition = toGroupKey(id, partitions)
-    const { stream, wake } = keys(aggregate).partition(partition)
+    const { stream, idle, wake } = keys(aggregate).partition(partition)
     return bounded('send', connectTimeoutMs, () =>
-      busScripts.send.run(redis, [stream], [wake, id, text]),
+      busScripts.send.run(redis, [stream, idle], [wake, id, text]),
     ).then((entryId) => ({ partition, entryId: entryId as string }))
   }
 

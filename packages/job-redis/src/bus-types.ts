@@ -251,7 +251,7 @@ export interface AggregateBusConsumer {
 }
 
 /**
- * One entry of the dead-letter stream.
+ * One entry of a dead-letter stream (one per partition).
  *
  * @example
  * ```ts
@@ -259,7 +259,7 @@ export interface AggregateBusConsumer {
  * ```
  */
 export interface DeadLetter<B = unknown> {
-  /** The dead-letter stream's entry id. */
+  /** The entry id in its partition's dead-letter stream. */
   readonly deadId: string
   readonly aggregate: string
   readonly id: string
@@ -291,6 +291,6 @@ export interface RedisAggregateBus {
     handler: DeliveryHandler<B>,
     options?: ConsumeOptions,
   ): AggregateBusConsumer
-  /** The oldest `count` (default 100) entries of the aggregate's dead-letter stream. */
+  /** The oldest `count` (default 100) dead letters of the aggregate, over every partition's dead-letter stream, by entry id. */
   deadLetters<B = unknown>(aggregate: string, count?: number): Promise<DeadLetter<B>[]>
 }

@@ -1,7 +1,7 @@
 import { type Deferred, deferred } from '../deferred.js'
 import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
-import { type Outcome, runByNode, scriptStep } from './nodes.js'
+import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
@@ -19,8 +19,9 @@ interface Batch {
 
 /**
  * Acknowledges handled entries in batches: every ack requested while one
- * round trip is in flight goes in the next: one script call per partition
- * (its slot), one pipeline per node. Each ack is fenced by its partition's
+ * round trip is in flight goes in the next: one script call for all
+ * partitions on one primary, one per partition (its slot) on a cluster, one
+ * pipeline per node. Each ack is fenced by its partition's
  * token on the server. Every round trip is bounded by connectTimeoutMs.
  */
 export class Acker {
@@ -49,25 +50,28 @@ export class Acker {
   }
 
   private readonly flush = (): void => {
-    const batches = [...this.pending]
+    const batches = sameSlotBatches(this.redis, [...this.pending])
     this.pending = new Map()
-    const steps = batches.map(([partition, batch]) =>
-      scriptStep(
-        busScripts.ack,
-        [partition.own, partition.stream],
-        [partition.token, GROUP, ...batch.ids],
-      ),
-    )
+    const steps = batches.map((batch) => {
+      const keys: string[] = []
+      const args: string[] = [GROUP]
+      for (const [partition, { ids }] of batch) {
+        keys.push(partition.own, partition.stream)
+        args.push(partition.token, String(ids.length), ...ids)
+      }
+      return scriptStep(busScripts.ack, keys, args)
+    })
     void runByNode(this.redis, 'ack', this.connectTimeoutMs, steps).then((outcomes) => {
       let failed = false
-      batches.forEach(([, batch], k) => {
+      batches.forEach((batch, k) => {
         const outcome = outcomes[k] as Outcome
-        if (!outcome.ok) {
+        if (!outcome.ok && !failed) this.failed(outcome.error)
+        failed ||= !outcome.ok
+        batch.forEach(([, { verdict }], j) => {
           // Not known to have counted: the entries stay pending for the next owner.
-          if (!failed) this.failed(outcome.error)
-          failed = true
-          batch.verdict.resolve('unconfirmed')
-        } else batch.verdict.resolve(outcome.value === 1 ? 'acked' : 'refused')
+          if (!outcome.ok) verdict.resolve('unconfirmed')
+          else verdict.resolve((outcome.value as number[])[j] === 1 ? 'acked' : 'refused')
+        })
       })
       this.next()
     })

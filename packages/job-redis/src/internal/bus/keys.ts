@@ -27,6 +27,7 @@ export class BusKeys {
       own: `${tag}own`,
       fence: `${tag}fence`,
       dead: `${tag}dead`,
+      idle: `${tag}idle`,
       wake: `${tag}wake`,
     }
   }
@@ -42,6 +43,8 @@ export interface PartitionKeys {
   readonly fence: string
   /** Its dead letters (a stream). */
   readonly dead: string
+  /** Set while its owner has read everything: the next `send` clears it and publishes a wake-up. */
+  readonly idle: string
   /** Its sharded wake-up channel: `send` publishes there, the owner listens. */
   readonly wake: string
 }

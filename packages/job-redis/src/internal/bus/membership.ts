@@ -240,7 +240,7 @@ export class Membership {
         redis,
         'release',
         connectTimeoutMs,
-        parts.map((p) => scriptStep(busScripts.release, [p.own, p.stream], [p.token])),
+        parts.map((p) => scriptStep(busScripts.release, [p.own, p.stream, p.keys.idle], [p.token])),
       )
       this.reportFirst(outcomes)
       const count = outcomes.filter((outcome) => outcome.ok && outcome.value === 1).length

@@ -69,6 +69,17 @@ export function scriptStep(
   }
 }
 
+/**
+ * The partitions one script call may cover: on one primary all of them (one
+ * call, whatever their keys), on a cluster each alone (each partition is a
+ * slot of its own). The one place where the bus on one primary and on a
+ * cluster differ: the same scripts, called with one partition or many.
+ */
+export function sameSlotBatches<T>(redis: RedisClient, items: readonly T[]): T[][] {
+  if (items.length === 0) return []
+  return redis.isCluster ? items.map((item) => [item]) : [[...items]]
+}
+
 /** How one step ended: its reply, or the error of the step or of its node's whole batch. */
 export type Outcome =
   | { readonly ok: true; readonly value: unknown }

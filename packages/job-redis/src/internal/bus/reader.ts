@@ -2,15 +2,15 @@ import { pause } from '../bounded.js'
 import type { ConsumerConfig } from './config.js'
 import { GROUP } from './keys.js'
 import type { Membership } from './membership.js'
-import { type Outcome, runByNode, scriptStep } from './nodes.js'
+import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
 /** One entry as XREADGROUP / XAUTOCLAIM return it: id and a flat field/value list. */
 export type RawEntry = [string, string[]]
 
-/** What READ returns for one partition: lost, or its new entries. */
-type ReadReply = [0] | [1, RawEntry[]]
+/** What READ returns for a batch of partitions: the lost ones (1-based), and the XREADGROUP reply. */
+type ReadReply = [number[], [string, RawEntry[]][] | null]
 
 /** What CLAIM returns for one partition: lost, or the next cursor, the entries and their delivery counts. */
 type ClaimReply = [0] | [1, string, RawEntry[], number[]]
@@ -21,9 +21,10 @@ export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => 
 /**
  * A consumer's reading: first takes over each new partition's pending
  * entries (a previous owner's), then reads new entries of the partitions it
- * owns, fenced on the server, one step per partition (a partition is one
- * slot; XREADGROUP over several streams is refused on a cluster), sent in one
- * pipeline per node. It reads a partition again when a send woke it (its
+ * owns, fenced on the server: one XREADGROUP over all of them on one
+ * primary, one per partition on a cluster (a partition is one slot;
+ * XREADGROUP over several slots is refused there), sent in one pipeline per
+ * node. It reads a partition again when a send woke it (its
  * sharded channel), when its last read came back full, and every blockMs
  * all of them (the safety net for a wake-up not heard); otherwise it waits.
  * It stops reading while `highWater` messages are outstanding. Every round
@@ -160,49 +161,62 @@ export class Reader {
 
   /** Reads the partitions due; → false when a step failed (the loop backs off). */
   private async read(due: OwnedPartition[]): Promise<boolean> {
+    const { redis, connectTimeoutMs, leaseMs, id } = this.config
     const room = this.highWater - this.outstanding
     const count = Math.max(1, Math.min(512, Math.ceil(room / due.length)))
-    const marks = due.map((p) => p.wakes)
-    const steps = due.map((p) =>
-      scriptStep(busScripts.read, [p.own, p.stream], [p.token, GROUP, this.config.id, count]),
-    )
+    const marks = new Map(due.map((p) => [p, p.wakes]))
+    const batches = sameSlotBatches(redis, due)
+    const steps = batches.map((batch) => {
+      const keys: string[] = []
+      const args: (string | number)[] = [GROUP, id, count, leaseMs]
+      for (const p of batch) {
+        keys.push(p.own, p.stream, p.keys.idle)
+        args.push(p.token)
+      }
+      return scriptStep(busScripts.read, keys, args)
+    })
     // A reply that comes after the bound is still taken, in order (one
     // connection answers in order, so before any later read's): the entries
     // it moved to this consumer are handled, not left pending unseen.
-    const outcomes = await runByNode(
-      this.config.redis,
-      'read',
-      this.config.connectTimeoutMs,
-      steps,
-      (late) => {
-        for (const [k, outcome] of late) this.take(due[k] as OwnedPartition, outcome, -1, count)
-      },
-    )
+    const outcomes = await runByNode(redis, 'read', connectTimeoutMs, steps, (late) => {
+      for (const [k, outcome] of late)
+        this.take(batches[k] as OwnedPartition[], outcome, undefined, count)
+    })
     let ok = true
-    due.forEach((p, k) => {
+    batches.forEach((batch, k) => {
       const outcome = outcomes[k] as Outcome
-      if (!outcome.ok) {
-        if (ok) this.report(outcome.error)
-        ok = false
-        return
-      }
-      this.take(p, outcome, marks[k] as number, count)
+      if (!outcome.ok && ok) this.report(outcome.error)
+      ok &&= outcome.ok
+      this.take(batch, outcome, marks, count)
     })
     return ok
   }
 
-  /** Hands out what one partition's read returned; marks it read up to `mark` unless it came back full. */
-  private take(p: OwnedPartition, outcome: Outcome, mark: number, count: number): void {
+  /**
+   * Hands out what one read returned for a batch of partitions; marks a
+   * partition read up to its mark unless it came back full (a late reply
+   * marks nothing).
+   */
+  private take(
+    batch: readonly OwnedPartition[],
+    outcome: Outcome,
+    marks: ReadonlyMap<OwnedPartition, number> | undefined,
+    count: number,
+  ): void {
     if (!outcome.ok) return
-    const reply = outcome.value as ReadReply
-    if (reply[0] === 0) {
-      this.membership.lose(p, 'a newer owner holds it')
-      return
+    const [lost, reply] = outcome.value as ReadReply
+    for (const index of lost) {
+      this.membership.lose(batch[index - 1] as OwnedPartition, 'a newer owner holds it')
     }
-    const entries = reply[1]
-    // Read after a handover began, or after the lease was lost: left pending for the next owner.
-    if (p.state === 'active') for (const entry of entries) this.handOut(p, entry, 1)
-    if (mark >= 0 && entries.length < count && p.readUpTo < mark) p.readUpTo = mark
+    const byStream = new Map(reply ?? [])
+    batch.forEach((p, k) => {
+      if (lost.includes(k + 1)) return
+      const entries = byStream.get(p.stream) ?? []
+      // Read after a handover began, or after the lease was lost: left pending for the next owner.
+      if (p.state === 'active') for (const entry of entries) this.handOut(p, entry, 1)
+      const mark = marks?.get(p)
+      if (mark !== undefined && entries.length < count && p.readUpTo < mark) p.readUpTo = mark
+    })
   }
 
   private handOut(p: OwnedPartition, entry: RawEntry, attempt: number): void {

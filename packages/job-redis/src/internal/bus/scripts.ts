@@ -17,12 +17,13 @@ end
 `
 
 /**
- * KEYS: stream; ARGV: wake channel, id, body
- * Appends a message and wakes the partition's owner. → the entry id
+ * KEYS: stream, idle; ARGV: wake channel, id, body
+ * Appends a message; wakes the partition's owner if it had read everything
+ * (a busy owner reads on anyway: no message per send). → the entry id
  */
 const SEND = `
 local entry = redis.call('XADD', KEYS[1], '*', 'i', ARGV[2], 'b', ARGV[3])
-redis.call('SPUBLISH', ARGV[1], '')
+if redis.call('DEL', KEYS[2]) == 1 then redis.call('SPUBLISH', ARGV[1], '') end
 return entry
 `
 
@@ -71,15 +72,38 @@ return f
 `
 
 /**
- * KEYS: own, stream; ARGV: token, group, me, count
- * Reads new entries of a partition this consumer still owns.
- * → {0} lost | {1, entries}
+ * KEYS: own, stream, idle per partition (triples); ARGV: group, me, count, idleTtlMs, token per partition
+ * Reads new entries of the partitions this consumer still owns, in one
+ * XREADGROUP (on a cluster it is called for one partition at a time: one
+ * slot). A partition that returned fewer than `count` entries was read to
+ * its end: its idle flag is set, so the next send wakes its owner.
+ * → { lost partition indexes, XREADGROUP reply or false }
  */
 const READ = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
-local reply = redis.call('XREADGROUP', 'GROUP', ARGV[2], ARGV[3], 'COUNT', ARGV[4], 'STREAMS', KEYS[2], '>')
-if not reply then return {1, {}} end
-return {1, reply[1][2]}
+local group, me, count, idle_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local lost, streams, idle = {}, {}, {}
+for j = 1, #KEYS / 3 do
+  if redis.call('GET', KEYS[3 * j - 2]) == ARGV[4 + j] then
+    streams[#streams + 1] = KEYS[3 * j - 1]
+    idle[KEYS[3 * j - 1]] = KEYS[3 * j]
+  else
+    lost[#lost + 1] = j
+  end
+end
+if #streams == 0 then return {lost, false} end
+local n = #streams
+for k = 1, n do streams[n + k] = '>' end
+local reply = redis.call('XREADGROUP', 'GROUP', group, me, 'COUNT', count, 'STREAMS', unpack(streams))
+local full = {}
+if reply then
+  for _, s in ipairs(reply) do
+    if #s[2] >= count then full[s[1]] = true end
+  end
+end
+for k = 1, n do
+  if not full[streams[k]] then redis.call('SET', idle[streams[k]], '1', 'PX', idle_ttl) end
+end
+return {lost, reply}
 `
 
 /**
@@ -118,19 +142,32 @@ return {1, r[1], entries, counts}
 `
 
 /**
- * KEYS: own, stream; ARGV: token, group, ids…
- * Acknowledges and deletes handled entries, only where the token still owns the partition. → 1 | 0
+ * KEYS: own, stream per partition (pairs); ARGV: group, then per partition: token, n, ids…
+ * Acknowledges and deletes handled entries, only where the token still owns
+ * the partition (on a cluster called for one partition at a time). → 1 | 0 per partition
  */
 const ACK = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-local from = 3
-while from <= #ARGV do
-  local to = math.min(from + 499, #ARGV)
-  redis.call('XACK', KEYS[2], ARGV[2], unpack(ARGV, from, to))
-  redis.call('XDEL', KEYS[2], unpack(ARGV, from, to))
-  from = to + 1
+local group = ARGV[1]
+local a = 2
+local out = {}
+for j = 1, #KEYS / 2 do
+  local token, n = ARGV[a], tonumber(ARGV[a + 1])
+  if redis.call('GET', KEYS[2 * j - 1]) == token then
+    local s = KEYS[2 * j]
+    local from = a + 2
+    while from <= a + 1 + n do
+      local to = math.min(from + 499, a + 1 + n)
+      redis.call('XACK', s, group, unpack(ARGV, from, to))
+      redis.call('XDEL', s, unpack(ARGV, from, to))
+      from = to + 1
+    end
+    out[j] = 1
+  else
+    out[j] = 0
+  end
+  a = a + 2 + n
 end
-return 1
+return out
 `
 
 /**
@@ -146,12 +183,12 @@ return 1
 `
 
 /**
- * KEYS: own, stream; ARGV: token
+ * KEYS: own, stream, idle; ARGV: token
  * Gives a partition back at once (an empty stream goes with its group). → 1 | 0
  */
 const RELEASE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[3])
 if redis.call('XLEN', KEYS[2]) == 0 then redis.call('DEL', KEYS[2]) end
 return 1
 `
