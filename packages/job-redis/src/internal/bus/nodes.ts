@@ -166,7 +166,8 @@ const NOT_RUN = /^(NOSCRIPT|MOVED|ASK|TRYAGAIN|CLUSTERDOWN) /
 async function runOnNode(redis: RedisClient, steps: readonly Step[]): Promise<Outcome[]> {
   // One step (a read or an ack on one primary): a command alone costs less than a pipeline of one.
   const [only] = steps
-  if (steps.length === 1 && only !== undefined) return [{ ok: true, value: await only.alone(redis) }]
+  if (steps.length === 1 && only !== undefined)
+    return [{ ok: true, value: await only.alone(redis) }]
   const pipeline = redis.pipeline()
   for (const step of steps) step.add(pipeline)
   const replies = (await pipeline.exec()) ?? []
