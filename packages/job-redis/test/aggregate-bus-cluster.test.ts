@@ -82,6 +82,52 @@ describe('the aggregate bus on a 3-primary cluster', () => {
     setup.close()
   })
 
+  it('each consumer listens to the wake-up channels of the partitions it owns, on their primaries, and to no other', async () => {
+    const partitions = 12
+    const setup = busSetup(onCluster(nodes.ports), { partitions, leaseMs: 3000 })
+    const { bus, prefix } = setup
+    const cluster = setup.redis as Cluster
+    const noop = async () => {}
+    const a = bus.consume('sales.Order', noop)
+    const b = bus.consume('sales.Order', noop)
+    const spread = () =>
+      a.owned().length + b.owned().length === partitions &&
+      a.owned().length > 0 &&
+      b.owned().length > 0
+    await eventually(spread, 10_000, 'both consumers own partitions')
+    const wake = (p: number) => `${prefix}:bus:{sales.Order:${p}}:wake`
+    /** Subscribers of each partition's channel, asked of the primary that serves its slot. */
+    const subscribers = () =>
+      Promise.all(
+        Array.from({ length: partitions }, async (_, p) => {
+          const [, port] = (cluster.slots[keySlot(wake(p))]?.[0] ?? '').split(':')
+          const node = cluster.nodes('master').find((n) => n.options.port === Number(port))
+          const reply = (await node?.call('PUBSUB', 'SHARDNUMSUB', wake(p))) as [string, number]
+          return Number(reply[1])
+        }),
+      )
+    await eventually(
+      async () => (await subscribers()).every((count) => count === 1) && spread(),
+      10_000,
+      'one subscriber per partition channel',
+    )
+    await a.stop({ mode: 'handover' })
+    await eventually(() => b.owned().length === partitions, 10_000, 'b owns every partition')
+    // a's subscriptions went with it; b listens to all of them now.
+    await eventually(
+      async () => (await subscribers()).every((count) => count === 1),
+      10_000,
+      'still one subscriber per partition channel',
+    )
+    await b.stop()
+    await eventually(
+      async () => (await subscribers()).every((count) => count === 0),
+      10_000,
+      'nobody listens once both stopped',
+    )
+    setup.close()
+  })
+
   it('a primary restarted under a consumer: its partitions are lost, taken again under newer fences, and every message is handled in order', async () => {
     const partitions = 6
     const setup = busSetup(onCluster(nodes.ports), {
