@@ -1,7 +1,7 @@
 // Redis scenario 3: messages per second end to end through the aggregate bus
 // against BullMQ's queue, with 1, 2 and 4 consumer processes on the bench's
 // own redis-server, and the bus with 1, 2 and 4 consumers on a 3-primary
-// Redis Cluster of its own (redis-bus-cluster.mjs). The bench process sends (512 in flight, ids round-robin);
+// Redis Cluster of its own (redis-server.mjs). The bench process sends (512 in flight, ids round-robin);
 // the consumers — forked once per peer and kept across rounds, so a round
 // times sending and handling, not forking or joining — run the same handler.
 // BullMQ's open edition has no per-group order: the price of the bus's order
@@ -13,8 +13,7 @@ import { createRedisAggregateBus } from '@vega/job-redis'
 import { Queue } from 'bullmq'
 import { Cluster, Redis } from 'ioredis'
 import { check } from './harness.mjs'
-import { clusterNodes } from './redis-bus-cluster.mjs'
-import { redisUrl } from './redis-server.mjs'
+import { clusterNodes, redisUrl } from './redis-server.mjs'
 
 // The server starts when the scenario loads, so no timed run pays for it.
 await redisUrl()

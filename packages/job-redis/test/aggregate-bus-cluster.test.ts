@@ -4,13 +4,13 @@
 // restarted under a consumer.
 
 import { toGroupKey } from '@vega/job-scheduler'
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import type { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keySlot } from '../src/internal/bus/nodes.js'
 import { busFacts } from './bus-facts.js'
 import { ownershipFact } from './bus-ownership.js'
 import { busSetup, onCluster, partitionKey, recorder, sendAll } from './bus-support.js'
-import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
 import { eventually } from './support.js'
 
 let nodes: RedisClusterNodes
