@@ -8,7 +8,15 @@ import type { PanelHost, PanelView } from './internal/view-contract.js'
 import type { DevtoolsOptions, DevtoolsPanel, LoadError, LoadResult } from './options.js'
 
 const mounted = new WeakMap<object, DevtoolsPanel>()
-const ENVELOPES_PER_FRAME = 4000
+// A frame reduces for at most this long, in slices, and leaves the rest of a
+// backlog to the next frame: a burst never makes one long frame.
+const REDUCE_BUDGET_MS = 8
+const REDUCE_SLICE = 1024
+// New events are drawn at most this often: a stream of thousands of events a
+// second is reduced in every frame but drawn 10 times a second (each drawing
+// lays out every visible row anew). What the user does (a filter, a scroll,
+// a click, a drag) is drawn in the next frame.
+const DATA_REFRESH_MS = 100
 
 // Only what the host element needs before the UI is loaded: hidden while
 // closed, and shielded from the page. `!important` inside the shadow tree
@@ -73,28 +81,44 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   let view: PanelView | undefined
   let viewLoading: Promise<void> | undefined
   let frame: number | undefined
+  let refresh: ReturnType<typeof setTimeout> | undefined
+  let lastDraw = Number.NEGATIVE_INFINITY
   let lastLoad: LoadResult | undefined
   let preferredSession: string | undefined
   const paintWaiters: Array<() => void> = []
 
   const model = new PanelModel(retention, () => connection?.requestSnapshot())
 
-  // Reduces what is pending (a burst is spread over frames instead of one
-  // long frame: past the limit, the rest waits for the next one) and, while
-  // open, brings the view up to date.
+  // Each frame reduces what is pending within the budget (the rest of a
+  // backlog goes on in the next frame, in order); while open, the view draws
+  // new data at most every DATA_REFRESH_MS, and what the user changed at once.
+  // `ready()` resolves once nothing is pending and all of it is drawn.
   const update = (): void => {
-    model.flush(ENVELOPES_PER_FRAME)
+    const deadline = performance.now() + REDUCE_BUDGET_MS
+    do model.flush(REDUCE_SLICE)
+    while (model.pendingCount > 0 && performance.now() < deadline)
     if (model.pendingCount > 0) schedule()
-    if (isOpen && view !== undefined) view.render()
+    if (!isOpen || view === undefined) return
+    const now = performance.now()
+    const dataDue = paintWaiters.length > 0 || now - lastDraw >= DATA_REFRESH_MS
+    if (view.render(dataDue)) lastDraw = now
+    if (!view.isCurrent()) scheduleAfter(lastDraw + DATA_REFRESH_MS - now)
+    else if (model.pendingCount === 0) for (const done of paintWaiters.splice(0)) done()
   }
   const onFrame = (): void => {
     frame = undefined
     update()
-    if (isOpen && view !== undefined) for (const done of paintWaiters.splice(0)) done()
   }
   const schedule = (): void => {
     if (frame !== undefined || destroyed) return
     frame = requestAnimationFrame(onFrame)
+  }
+  const scheduleAfter = (ms: number): void => {
+    if (refresh !== undefined || destroyed) return
+    refresh = setTimeout(() => {
+      refresh = undefined
+      schedule()
+    }, ms)
   }
   const onBatch = (batch: readonly Envelope[]): void => {
     model.enqueue(batch)
@@ -161,6 +185,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       element.setAttribute('open', '')
       connect()
       // Opened again: what happened while closed is drawn before the next paint.
+      lastDraw = Number.NEGATIVE_INFINITY
       if (view !== undefined) update()
       else void loadView()
     },
@@ -202,6 +227,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       destroyed = true
       isOpen = false
       if (frame !== undefined) cancelAnimationFrame(frame)
+      if (refresh !== undefined) clearTimeout(refresh)
       documentOf.removeEventListener('keydown', onKeyDown)
       disconnect()
       view?.destroy()

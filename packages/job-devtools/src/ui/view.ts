@@ -2,7 +2,7 @@ import { formatNdjson } from '@vega/job-devtools-protocol'
 import { type Grouping, type RowFilter, TERMINAL_STATES } from '../internal/model.js'
 import type { PanelHost, PanelView } from '../internal/view-contract.js'
 import { DetailsView } from './details.js'
-import { el, setText } from './dom.js'
+import { el, setData, setText } from './dom.js'
 import { LanesView } from './lanes.js'
 import { LogView } from './log.js'
 import { PANEL_CSS } from './styles.js'
@@ -261,9 +261,8 @@ export function createView(host: PanelHost): PanelView {
   }
 
   return {
-    render() {
-      if (!uiDirty && drawnRevision === model.revision) return
-      if (paused && !uiDirty) return
+    render(withData) {
+      if (!uiDirty && (!withData || paused || drawnRevision === model.revision)) return false
       uiDirty = false
       drawnRevision = model.revision
       // Every layout read first, then only writes: one layout per frame.
@@ -276,9 +275,10 @@ export function createView(host: PanelHost): PanelView {
       renderHeader()
       if (session === undefined) {
         gapBanner.hidden = true
-        for (const cell of countCells.values()) cell.textContent = '0'
+        for (const cell of countCells.values()) setText(cell, '0')
         lanesView.clear()
-        return
+        logView.commitScroll()
+        return true
       }
       const lost = model.lostInGaps(session.key)
       const parts: string[] = []
@@ -286,9 +286,9 @@ export function createView(host: PanelHost): PanelView {
       if (session.trimmedTasks > 0) parts.push(`${session.trimmedTasks} tasks trimmed by retention`)
       if (session.log.trimmed > 0)
         parts.push(`${session.log.trimmed} older events dropped from the log`)
-      gapBanner.hidden = parts.length === 0
-      gapBanner.dataset.gap = String(lost)
-      gapBanner.dataset.trimmed = String(session.trimmedTasks)
+      if (gapBanner.hidden !== (parts.length === 0)) gapBanner.hidden = parts.length === 0
+      setData(gapBanner, 'gap', String(lost))
+      setData(gapBanner, 'trimmed', String(session.trimmedTasks))
       setText(gapBanner, parts.length === 0 ? '' : `⚠ ${parts.join(' · ')}`)
       const live = model.liveCounts(session.key)
       for (const state of LIVE_STATES) setCount(countCells.get(state), live[state] ?? 0)
@@ -299,6 +299,11 @@ export function createView(host: PanelHost): PanelView {
       lanesView.render({ session, rows, selected: selectedTask, showKey: grouping === 'key' })
       logView.render(session, selectedTask)
       detailsView.render(session, selectedTask)
+      logView.commitScroll()
+      return true
+    },
+    isCurrent() {
+      return !uiDirty && (paused || drawnRevision === model.revision)
     },
     destroy() {
       style.remove()
