@@ -39,6 +39,8 @@ interface TraceEvent {
   readonly tid: number
   readonly pid: number
   readonly dur?: number
+  /** Thread time: the CPU the event took. */
+  readonly tdur?: number
   readonly args?: { readonly name?: string }
 }
 
@@ -125,7 +127,14 @@ async function profileStream(page: Page, withPanel: boolean, seconds: number) {
   return { profile, trace, events: tasks * 4 }
 }
 
-function attribute(profile: CpuProfile): Map<string, number> {
+/** Sampled wall time per bucket (ms), and per function when `top` is asked. */
+function attribute(
+  profile: CpuProfile,
+  top: number,
+): {
+  buckets: Map<string, number>
+  functions: Array<[string, number]>
+} {
   const parent = new Map<number, number>()
   const byId = new Map<number, ProfileNode>()
   for (const node of profile.nodes) {
@@ -148,72 +157,50 @@ function attribute(profile: CpuProfile): Map<string, number> {
     }
     const ms = (profile.timeDeltas[index + 1] ?? 0) / 1000
     buckets.set(bucket, (buckets.get(bucket) ?? 0) + ms)
-    if (process.env.PROFILE_DEBUG === '1') {
-      const node = byId.get(id)
-      const name = `${node?.callFrame.functionName} ${node?.callFrame.url.replace(/.*\//, '')} <- ${byId.get(parent.get(id) ?? -1)?.callFrame.functionName}`
+    if (top > 0) {
+      const frame = byId.get(id)?.callFrame
+      const caller = byId.get(parent.get(id) ?? -1)?.callFrame.functionName
+      const name = `${frame?.functionName || '(anonymous)'} in ${frame?.url.replace(/.*\//, '') || '(native)'}, called by ${caller || '(anonymous)'}`
       self.set(name, (self.get(name) ?? 0) + ms)
     }
   })
-  if (process.env.PROFILE_DEBUG === '1')
-    console.log(
-      [...self]
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 45)
-        .map(([n, ms]) => `${ms.toFixed(0)} ${n}`)
-        .join('\n'),
-    )
-  return buckets
+  const functions = [...self].sort((a, b) => b[1] - a[1]).slice(0, top)
+  return { buckets, functions }
 }
 
-/** Top-level renderer main-thread work by trace event name (ms, nested events apart). */
-function browserWork(trace: readonly TraceEvent[]): Map<string, number> {
+/**
+ * The renderer main thread's CPU time (thread time, not wall time: on a
+ * loaded machine the wall time includes waiting for a core), in all, and in
+ * the browser's own rendering steps.
+ */
+function browserWork(trace: readonly TraceEvent[]) {
   const main = trace.find(
     (event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain',
   )
-  const names = [
-    'UpdateLayoutTree',
-    'Layout',
-    'PrePaint',
-    'Paint',
-    'Layerize',
-    'Commit',
-    'HitTest',
-    'ParseHTML',
-  ]
-  const out = new Map<string, number>()
+  const steps = ['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit']
+  const cpu = new Map<string, number>()
+  const counts = new Map<string, number>()
+  let total = 0
+  const long: number[] = []
   for (const event of trace) {
-    if (main !== undefined && (event.tid !== main.tid || event.pid !== main.pid)) continue
-    if (event.ph !== 'X' || event.dur === undefined) continue
-    const name = event.name === 'RunTask' ? 'RunTask (all main-thread tasks)' : event.name
-    if (name !== 'RunTask (all main-thread tasks)' && !names.includes(name)) continue
-    out.set(name, (out.get(name) ?? 0) + event.dur / 1000)
+    if (main === undefined || event.tid !== main.tid || event.pid !== main.pid) continue
+    if (event.ph !== 'X') continue
+    const ms = (event.tdur ?? event.dur ?? 0) / 1000
+    if (event.name === 'RunTask') {
+      total += ms
+      if ((event.dur ?? 0) / 1000 > 50) long.push((event.dur ?? 0) / 1000)
+    } else if (steps.includes(event.name)) {
+      cpu.set(event.name, (cpu.get(event.name) ?? 0) + ms)
+      counts.set(event.name, (counts.get(event.name) ?? 0) + 1)
+    }
   }
-  const longest = trace
-    .filter((event) => event.name === 'RunTask' && main !== undefined && event.tid === main.tid)
-    .map((event) => (event.dur ?? 0) / 1000)
-    .filter((ms) => ms > 50)
-  out.set(
-    `long tasks (${longest.length}), their total`,
-    longest.reduce((a, b) => a + b, 0),
-  )
-  if (process.env.PROFILE_DEBUG === '1') {
-    const layouts = trace.filter((event) => event.name === 'Layout' && event.ph === 'X')
-    const frames = trace.filter((event) => event.name === 'FireAnimationFrame' && event.ph === 'X')
-    console.log(
-      `layouts ${layouts.length}, frames ${frames.length}, dirty avg ${layouts.reduce((a, e) => a + ((e.args as any)?.beginData?.dirtyObjects ?? 0), 0) / layouts.length}, total objs ${(layouts[50]?.args as any)?.beginData?.totalObjects}, layout tdur avg ${layouts.reduce((a, e) => a + ((e as any).tdur ?? 0), 0) / layouts.length / 1000} ms`,
-    )
-    const counts = new Map<string, number>()
-    for (const event of trace)
-      if (main !== undefined && event.tid === main.tid && event.ph === 'X')
-        counts.set(event.name, (counts.get(event.name) ?? 0) + (event.dur ?? 0) / 1000)
-    console.log([...counts].sort((a, b) => b[1] - a[1]).slice(0, 40))
-  }
-  return out
+  return { total, steps: cpu, counts, long }
 }
 
 it('where the main thread goes per event: panel open vs no panel', async () => {
   const lines: string[] = []
-  for (const withPanel of process.env.PROFILE_DEBUG === '1' ? [true] : [true, false]) {
+  const top = Number(process.env.PROFILE_TOP ?? 0)
+  for (const withPanel of [true, false]) {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     await page.goto(server.url)
     await page.waitForFunction(
@@ -223,18 +210,27 @@ it('where the main thread goes per event: panel open vs no panel', async () => {
     await page.close()
     expect(events).toBeGreaterThan(0)
     const perEvent = (ms: number) => `${((ms * 1000) / events).toFixed(2)} µs`
-    const buckets = [...attribute(profile)].sort((a, b) => b[1] - a[1])
-    const busy = buckets.filter(([name]) => name !== 'idle').reduce((sum, [, ms]) => sum + ms, 0)
+    const browserCpu = browserWork(trace)
+    const { buckets, functions } = attribute(profile, top)
+    const sorted = [...buckets].filter(([name]) => name !== 'idle').sort((a, b) => b[1] - a[1])
+    const sampled = sorted.reduce((sum, [, ms]) => sum + ms, 0)
+    // The samples say where the time went; the trace's thread time says how
+    // much CPU it was: each bucket gets its share of that CPU.
+    const cpuOf = (ms: number) => (ms / Math.max(1e-9, sampled)) * browserCpu.total
     lines.push(
-      `${withPanel ? 'panel open' : 'no panel'}: ${events.toLocaleString('en')} events; sampled main thread busy ${busy.toFixed(0)} ms = ${perEvent(busy)} per event`,
+      `${withPanel ? 'panel open' : 'no panel'}: ${events.toLocaleString('en')} events in 6 s; main-thread CPU ${browserCpu.total.toFixed(0)} ms = ${perEvent(browserCpu.total)} per event; ${browserCpu.long.length} long tasks (${browserCpu.long.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
     )
-    for (const [name, ms] of buckets) {
-      if (name === 'idle') continue
-      lines.push(`  ${name}: ${ms.toFixed(0)} ms, ${perEvent(ms)} per event`)
+    for (const [name, ms] of sorted)
+      lines.push(
+        `  ${name}: ${perEvent(cpuOf(ms))} per event (${((ms / sampled) * 100).toFixed(0)} %)`,
+      )
+    lines.push(
+      `  of which the browser's rendering steps: ${[...browserCpu.steps].map(([name, ms]) => `${name} ${perEvent(ms)} (${browserCpu.counts.get(name)}×)`).join(', ')}`,
+    )
+    if (top > 0) {
+      lines.push(`  top ${top} functions by self time (sampled ms):`)
+      for (const [name, ms] of functions) lines.push(`    ${ms.toFixed(0)} ${name}`)
     }
-    lines.push('  trace, renderer main thread:')
-    for (const [name, ms] of browserWork(trace))
-      lines.push(`    ${name}: ${ms.toFixed(0)} ms, ${perEvent(ms)} per event`)
   }
   const load = await import('node:os').then((os) => os.loadavg().map((x) => x.toFixed(1)))
   console.log(

@@ -8,14 +8,17 @@ import type { PanelHost, PanelView } from './internal/view-contract.js'
 import type { DevtoolsOptions, DevtoolsPanel, LoadError, LoadResult } from './options.js'
 
 const mounted = new WeakMap<object, DevtoolsPanel>()
-// A frame reduces for at most this long, in slices, and leaves the rest of a
-// backlog to the next frame: a burst never makes one long frame.
+// Envelopes are reduced in a task of their own soon after they arrive, for at
+// most this long, in slices; the rest of a backlog waits for the next task,
+// so the page paints and handles input in between: a burst never makes one
+// long task. (Not in an animation frame: a frame requested only to reduce
+// still costs the browser a paint and a commit.)
 const REDUCE_BUDGET_MS = 8
 const REDUCE_SLICE = 1024
 // New events are drawn at most this often: a stream of thousands of events a
-// second is reduced in every frame but drawn 10 times a second (each drawing
-// lays out every visible row anew). What the user does (a filter, a scroll,
-// a click, a drag) is drawn in the next frame.
+// second is drawn 10 times a second (each drawing lays out every visible row
+// anew). What the user does (a filter, a scroll, a click, a drag) is drawn in
+// the next frame.
 const DATA_REFRESH_MS = 100
 
 // Only what the host element needs before the UI is loaded: hidden while
@@ -82,6 +85,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   let viewLoading: Promise<void> | undefined
   let frame: number | undefined
   let refresh: ReturnType<typeof setTimeout> | undefined
+  let reducing: ReturnType<typeof setTimeout> | undefined
   let lastDraw = Number.NEGATIVE_INFINITY
   let lastLoad: LoadResult | undefined
   let preferredSession: string | undefined
@@ -89,43 +93,70 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
 
   const model = new PanelModel(retention, () => connection?.requestSnapshot())
 
-  // Each frame reduces what is pending within the budget (the rest of a
-  // backlog goes on in the next frame, in order); while open, the view draws
-  // new data at most every DATA_REFRESH_MS, and what the user changed at once.
-  // `ready()` resolves once nothing is pending and all of it is drawn.
-  const update = (): void => {
+  // Reduces what is pending within the budget; what is left goes on in the
+  // next task, in order. New data is then drawn (while open) at the refresh rate.
+  const reduce = (): void => {
     const deadline = performance.now() + REDUCE_BUDGET_MS
     do model.flush(REDUCE_SLICE)
     while (model.pendingCount > 0 && performance.now() < deadline)
-    if (model.pendingCount > 0) schedule()
+    if (model.pendingCount > 0) reduceSoon()
+    drawSoon()
+  }
+  const reduceSoon = (): void => {
+    if (reducing !== undefined || destroyed) return
+    reducing = setTimeout(() => {
+      reducing = undefined
+      reduce()
+    }, 0)
+  }
+  // Draws in an animation frame: what the user changed at once, new data at
+  // most every DATA_REFRESH_MS. `ready()` resolves once nothing is pending
+  // and all of it is drawn.
+  const draw = (): void => {
     if (!isOpen || view === undefined) return
     const now = performance.now()
     const dataDue = paintWaiters.length > 0 || now - lastDraw >= DATA_REFRESH_MS
     if (view.render(dataDue)) lastDraw = now
-    if (!view.isCurrent()) scheduleAfter(lastDraw + DATA_REFRESH_MS - now)
+    if (!view.isCurrent()) drawSoon()
     else if (model.pendingCount === 0) for (const done of paintWaiters.splice(0)) done()
   }
   const onFrame = (): void => {
     frame = undefined
-    update()
+    draw()
   }
   const schedule = (): void => {
     if (frame !== undefined || destroyed) return
     frame = requestAnimationFrame(onFrame)
   }
-  const scheduleAfter = (ms: number): void => {
-    if (refresh !== undefined || destroyed) return
+  const drawSoon = (): void => {
+    if (!isOpen || frame !== undefined || refresh !== undefined || destroyed) return
+    if (view !== undefined && view.isCurrent()) return
+    const wait = paintWaiters.length > 0 ? 0 : lastDraw + DATA_REFRESH_MS - performance.now()
+    if (wait <= 0) {
+      schedule()
+      return
+    }
     refresh = setTimeout(() => {
       refresh = undefined
       schedule()
-    }, ms)
+    }, wait)
+  }
+  // Opening, or the UI chunk just loaded: what is pending is reduced and the
+  // rows go into the DOM now, not a frame later, so the next paint shows them.
+  const update = (): void => {
+    const deadline = performance.now() + REDUCE_BUDGET_MS
+    do model.flush(REDUCE_SLICE)
+    while (model.pendingCount > 0 && performance.now() < deadline)
+    if (model.pendingCount > 0) reduceSoon()
+    lastDraw = Number.NEGATIVE_INFINITY
+    draw()
   }
   const onBatch = (batch: readonly Envelope[]): void => {
     model.enqueue(batch)
-    // A hidden tab gets no animation frames: past the log's size, reduce now
+    // A hidden tab runs timers rarely: past the log's size, reduce now
     // instead of holding an unbounded queue.
     if (model.pendingCount > retention.events) model.flush()
-    schedule()
+    reduceSoon()
   }
   const connect = (): void => {
     if (source === undefined || connection !== undefined) return
@@ -185,7 +216,6 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       element.setAttribute('open', '')
       connect()
       // Opened again: what happened while closed is drawn before the next paint.
-      lastDraw = Number.NEGATIVE_INFINITY
       if (view !== undefined) update()
       else void loadView()
     },
@@ -228,6 +258,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       isOpen = false
       if (frame !== undefined) cancelAnimationFrame(frame)
       if (refresh !== undefined) clearTimeout(refresh)
+      if (reducing !== undefined) clearTimeout(reducing)
       documentOf.removeEventListener('keydown', onKeyDown)
       disconnect()
       view?.destroy()

@@ -299,7 +299,11 @@ export class PanelModel {
       held.tasks.delete(id)
       held.trimmed.add(id)
     }
-    held.order = held.order.filter((id) => !drop.has(id))
+    // Usually the dropped tasks are the oldest ones, at the front of the order.
+    let prefix = 0
+    while (prefix < held.order.length && drop.has(held.order[prefix] as number)) prefix += 1
+    if (prefix === drop.size) held.order.splice(0, prefix)
+    else held.order = held.order.filter((id) => !drop.has(id))
     panelSession.trimmedTasks += drop.size
     // The ids of trimmed tasks are remembered for a while (late events about
     // them are ignored), not forever: past 10× the retention the oldest go.
