@@ -130,7 +130,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   }
   const drawSoon = (): void => {
     if (!isOpen || frame !== undefined || refresh !== undefined || destroyed) return
-    if (view !== undefined && view.isCurrent()) return
+    if (view === undefined || view.isCurrent()) return
     const wait = paintWaiters.length > 0 ? 0 : lastDraw + DATA_REFRESH_MS - performance.now()
     if (wait <= 0) {
       schedule()
@@ -249,6 +249,8 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       model.flush()
       lastLoad = { sessions, envelopes: envelopes.length, errors }
       preferredSession = sessions[0]
+      // A load is the user's doing: drawn in the next frame, not at the data rate.
+      lastDraw = Number.NEGATIVE_INFINITY
       schedule()
       return lastLoad
     },
