@@ -165,8 +165,9 @@ export class LanesView {
 
   private renderLabels(frame: LanesFrame, visible: readonly TaskTimeline[], offset: number): void {
     while (this.pool.length < visible.length) {
+      // Two texts a row (id with label, and state): each text the browser
+      // lays out anew when a row shows another task.
       const row = el('div', { className: 'row' }, [
-        el('span', { className: 'id' }),
         el('span', { className: 'label' }),
         el('span', { className: 'state' }),
       ])
@@ -186,10 +187,12 @@ export class LanesView {
       setData(row, 'taskId', String(task.id))
       setData(row, 'state', task.state)
       row.classList.toggle('selected', task.id === frame.selected)
-      const [id, label, state] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement]
-      setText(id, `#${task.id}`)
+      const [label, state] = row.children as unknown as [HTMLElement, HTMLElement]
       const name = task.label ?? task.key ?? '(no label)'
-      setText(label, frame.showKey && task.key !== undefined ? `${name} · ${task.key}` : name)
+      setText(
+        label,
+        `#${task.id} ${frame.showKey && task.key !== undefined ? `${name} · ${task.key}` : name}`,
+      )
       setText(state, task.lost === true ? `${task.state} (lost)` : task.state)
     })
   }

@@ -32,7 +32,6 @@ input[type='text'], input[type='search'] { width: 110px; }
 .row[hidden], .log-row[hidden] { display: none; }
 .row:hover { background: #20242e; }
 .row.selected { background: #2b3a55; }
-.row .id { color: #8b93a6; font-variant-numeric: tabular-nums; }
 .row .label { overflow: hidden; text-overflow: ellipsis; flex: 1 1 auto; }
 .row .state { font-size: 11px; color: #aab2c5; }
 .row .group { color: #6aa9ff; font-size: 11px; }
