@@ -20,6 +20,9 @@ const REDUCE_SLICE = 1024
 // anew). What the user does (a filter, a scroll, a click, a drag) is drawn in
 // the next frame.
 const DATA_REFRESH_MS = 100
+// And no more often than keeps drawing under a tenth of the main thread: a
+// drawing that took 30 ms (a slow machine, a busy one) waits 300 ms for the next.
+const DRAW_SHARE = 0.1
 
 // Only what the host element needs before the UI is loaded: hidden while
 // closed, and shielded from the page. `!important` inside the shadow tree
@@ -87,6 +90,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   let refresh: ReturnType<typeof setTimeout> | undefined
   let reducing: ReturnType<typeof setTimeout> | undefined
   let lastDraw = Number.NEGATIVE_INFINITY
+  let refreshMs = DATA_REFRESH_MS
   let lastLoad: LoadResult | undefined
   let preferredSession: string | undefined
   const paintWaiters: Array<() => void> = []
@@ -110,13 +114,16 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
     }, 0)
   }
   // Draws in an animation frame: what the user changed at once, new data at
-  // most every DATA_REFRESH_MS. `ready()` resolves once nothing is pending
-  // and all of it is drawn.
+  // most every `refreshMs`. `ready()` resolves once nothing is pending and
+  // all of it is drawn.
   const draw = (): void => {
     if (!isOpen || view === undefined) return
     const now = performance.now()
-    const dataDue = paintWaiters.length > 0 || now - lastDraw >= DATA_REFRESH_MS
-    if (view.render(dataDue)) lastDraw = now
+    const dataDue = paintWaiters.length > 0 || now - lastDraw >= refreshMs
+    if (view.render(dataDue)) {
+      lastDraw = now
+      refreshMs = Math.max(DATA_REFRESH_MS, (performance.now() - now) / DRAW_SHARE)
+    }
     if (!view.isCurrent()) drawSoon()
     else if (model.pendingCount === 0) for (const done of paintWaiters.splice(0)) done()
   }
@@ -131,7 +138,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   const drawSoon = (): void => {
     if (!isOpen || frame !== undefined || refresh !== undefined || destroyed) return
     if (view === undefined || view.isCurrent()) return
-    const wait = paintWaiters.length > 0 ? 0 : lastDraw + DATA_REFRESH_MS - performance.now()
+    const wait = paintWaiters.length > 0 ? 0 : lastDraw + refreshMs - performance.now()
     if (wait <= 0) {
       schedule()
       return

@@ -247,16 +247,21 @@ export function createView(host: PanelHost): PanelView {
       if (option.value !== key) option.value = key
       setText(option, text)
     })
-    if (selectedSession !== undefined) sessionPicker.value = selectedSession
+    if (selectedSession !== undefined && sessionPicker.value !== selectedSession)
+      sessionPicker.value = selectedSession
     const state = host.connectionState()
     if (connection.dataset.connection !== state) connection.dataset.connection = state
     setText(connection, paused ? `${state} · paused` : state)
     const lastLoad = host.lastLoad()
-    loadBanner.hidden = lastLoad === undefined || lastLoad.errors.length === 0
-    if (lastLoad !== undefined && lastLoad.errors.length > 0) {
-      loadBanner.textContent = `Recording: kept ${lastLoad.envelopes} envelopes; could not read ${lastLoad.errors
-        .map((error) => `line ${error.line} (${error.message})`)
-        .join('; ')}`
+    const loadFailed = lastLoad !== undefined && lastLoad.errors.length > 0
+    if (loadBanner.hidden === loadFailed) loadBanner.hidden = !loadFailed
+    if (lastLoad !== undefined && loadFailed) {
+      setText(
+        loadBanner,
+        `Recording: kept ${lastLoad.envelopes} envelopes; could not read ${lastLoad.errors
+          .map((error) => `line ${error.line} (${error.message})`)
+          .join('; ')}`,
+      )
     }
   }
 
