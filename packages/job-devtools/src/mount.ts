@@ -42,8 +42,9 @@ const HOST_CSS = `
  * Mounts the devtools panel: a `<vega-job-devtools>` element with an open
  * shadow root in `container`. With the default `record: 'always'` it listens
  * at once and keeps recording while closed; the UI code itself is loaded
- * with `import()` on the first open. Envelopes are reduced once per
- * animation frame, and nothing is drawn while closed.
+ * with `import()` on the first open. Envelopes are reduced in batches, at
+ * most 8 ms at a time; new data is drawn at most 10 times a second (user
+ * actions in the next frame), and nothing is drawn while closed.
  *
  * Throws a `TypeError`/`RangeError` naming the option for bad options, and an
  * `Error` when `container` already holds a panel (destroy it first — in React,
