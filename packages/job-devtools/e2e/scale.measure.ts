@@ -150,7 +150,10 @@ async function stream(withPanel: boolean) {
     vega.core.subscribe(runtime, () => {
       seen.events += 1
     })
-    if (withPanel) await vega.devtools.mountDevtools({ source: runtime, open: true }).ready()
+    const panel = withPanel
+      ? vega.devtools.mountDevtools({ source: runtime, open: true })
+      : undefined
+    await panel?.ready()
     const longTasks: Array<{ start: number; duration: number }> = []
     const observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries())
@@ -189,6 +192,8 @@ async function stream(withPanel: boolean) {
     const seconds = (performance.now() - started) / 1000
     await new Promise((resolve) => setTimeout(resolve, 100))
     observer.disconnect()
+    // The banner is drawn at the panel's data rate: read it once all is drawn.
+    await panel?.ready()
     const duringGc = (entry: { start: number; duration: number }) =>
       gcWindows.some(([from, to]) => entry.start <= from && entry.start + entry.duration >= to)
     const host = document.querySelector('vega-job-devtools')
