@@ -99,12 +99,16 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   const model = new PanelModel(retention, () => connection?.requestSnapshot())
 
   // Reduces what is pending within the budget; what is left goes on in the
-  // next task, in order. New data is then drawn (while open) at the refresh rate.
-  const reduce = (): void => {
+  // next task, in order.
+  const reduceWithinBudget = (): void => {
     const deadline = performance.now() + REDUCE_BUDGET_MS
     do model.flush(REDUCE_SLICE)
     while (model.pendingCount > 0 && performance.now() < deadline)
     if (model.pendingCount > 0) reduceSoon()
+  }
+  // A reduce task: then new data is drawn (while open) at the refresh rate.
+  const reduce = (): void => {
+    reduceWithinBudget()
     drawSoon()
   }
   const reduceSoon = (): void => {
@@ -152,10 +156,7 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   // Opening, or the UI chunk just loaded: what is pending is reduced and the
   // rows go into the DOM now, not a frame later, so the next paint shows them.
   const update = (): void => {
-    const deadline = performance.now() + REDUCE_BUDGET_MS
-    do model.flush(REDUCE_SLICE)
-    while (model.pendingCount > 0 && performance.now() < deadline)
-    if (model.pendingCount > 0) reduceSoon()
+    reduceWithinBudget()
     lastDraw = Number.NEGATIVE_INFINITY
     draw()
   }
