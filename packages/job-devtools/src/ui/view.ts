@@ -36,6 +36,8 @@ export function createView(host: PanelHost): PanelView {
   let grouping: Grouping = 'none'
   let drawnRevision = -1
   let uiDirty = true
+  /** The log still shows the data before the last drawing: it is drawn in the next frame. */
+  let logBehind = false
   const touch = (): void => {
     uiDirty = true
     host.invalidate()
@@ -267,8 +269,27 @@ export function createView(host: PanelHost): PanelView {
 
   return {
     render(withData) {
-      if (!uiDirty && (!withData || paused || drawnRevision === model.revision)) return false
+      const dataNew = withData && !paused && drawnRevision !== model.revision
+      if (!uiDirty && !dataNew) {
+        if (!logBehind) return false
+        // The second half of a drawing of new data: the log, a frame after the lanes.
+        logBehind = false
+        logView.measure()
+        const session =
+          selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+        logView.place(session?.log.size ?? 0)
+        if (session !== undefined) {
+          logView.render(session, selectedTask)
+          detailsView.render(session, selectedTask)
+        }
+        logView.commitScroll()
+        return true
+      }
+      // New data alone is drawn over two frames (each lays out half the
+      // texts); what the user changed, in one.
+      const split = !uiDirty
       uiDirty = false
+      logBehind = false
       drawnRevision = model.revision
       // Every layout read first, then only writes: one layout per frame.
       lanesView.measure()
@@ -302,13 +323,18 @@ export function createView(host: PanelHost): PanelView {
       setCount(throughput, model.throughput(session.key))
       const rows = model.rows(session.key, filter, grouping)
       lanesView.render({ session, rows, selected: selectedTask, showKey: grouping === 'key' })
+      if (split) {
+        logBehind = true
+        host.invalidate()
+        return true
+      }
       logView.render(session, selectedTask)
       detailsView.render(session, selectedTask)
       logView.commitScroll()
       return true
     },
     isCurrent() {
-      return !uiDirty && (paused || drawnRevision === model.revision)
+      return !uiDirty && !logBehind && (paused || drawnRevision === model.revision)
     },
     destroy() {
       style.remove()
