@@ -5,12 +5,14 @@
 // the same run gives the browser's own style, layout, paint and compositing
 // work. Every figure is divided by the events streamed: the cost per event.
 // A measurement for bench/README.md, not a test: it checks the work was done.
+
+import type { FileServer } from '@vega/browser'
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { launchChromium } from './support/browser.js'
-import { serveTestPages, type TestServer } from './support/server.js'
+import { serveTestPages } from './support/server.js'
 
-let server: TestServer
+let server: FileServer
 let browser: Browser
 
 beforeAll(async () => {

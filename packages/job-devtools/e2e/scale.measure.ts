@@ -7,12 +7,14 @@
 // a core. So next to them each line gives the page's main-thread CPU time
 // (Chromium's own `ThreadTime` metric, read over the DevTools protocol in
 // thread ticks): what the work itself cost, whatever else the machine ran.
+
+import type { FileServer } from '@vega/browser'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { launchChromium } from './support/browser.js'
-import { serveTestPages, type TestServer } from './support/server.js'
+import { serveTestPages } from './support/server.js'
 
-let server: TestServer
+let server: FileServer
 let browser: Browser
 const lines: string[] = []
 

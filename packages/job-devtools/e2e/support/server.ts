@@ -34,5 +34,3 @@ export function serveTestPages(): Promise<FileServer> {
     },
   )
 }
-
-export type TestServer = FileServer
