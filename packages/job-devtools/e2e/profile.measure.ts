@@ -12,6 +12,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { launchChromium } from './support/browser.js'
 import { serveTestPages } from './support/server.js'
 
+// PROFILE_SECONDS=10 streams as long as bench:scale does.
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6)
+
 let server: FileServer
 let browser: Browser
 
@@ -40,6 +43,8 @@ interface TraceEvent {
   readonly ph: string
   readonly tid: number
   readonly pid: number
+  /** Start, µs. */
+  readonly ts: number
   readonly dur?: number
   /** Thread time: the CPU the event took. */
   readonly tdur?: number
@@ -183,20 +188,45 @@ function browserWork(trace: readonly TraceEvent[]) {
   const cpu = new Map<string, number>()
   const counts = new Map<string, number>()
   let total = 0
-  const long: number[] = []
+  const long: TraceEvent[] = []
+  const onMain: TraceEvent[] = []
   for (const event of trace) {
     if (main === undefined || event.tid !== main.tid || event.pid !== main.pid) continue
     if (event.ph !== 'X') continue
+    onMain.push(event)
     const ms = (event.tdur ?? event.dur ?? 0) / 1000
     if (event.name === 'RunTask') {
       total += ms
-      if ((event.dur ?? 0) / 1000 > 50) long.push((event.dur ?? 0) / 1000)
+      if ((event.dur ?? 0) / 1000 > 50) long.push(event)
     } else if (steps.includes(event.name)) {
       cpu.set(event.name, (cpu.get(event.name) ?? 0) + ms)
       counts.set(event.name, (counts.get(event.name) ?? 0) + 1)
     }
   }
-  return { total, steps: cpu, counts, long }
+  const start = onMain[0]?.ts ?? 0
+  return { total, steps: cpu, counts, long: long.map((task) => describeTask(task, onMain, start)) }
+}
+
+/**
+ * A long task as wall time and thread time (a task whose thread time is far
+ * below its wall time spent most of it waiting for a core, not working), with
+ * the largest events inside it by thread time.
+ */
+function describeTask(task: TraceEvent, onMain: readonly TraceEvent[], start: number): string {
+  const end = task.ts + (task.dur ?? 0)
+  const inside = new Map<string, number>()
+  for (const event of onMain) {
+    if (event === task || event.ts < task.ts || event.ts >= end) continue
+    if (event.name.startsWith('V8.GC_')) continue
+    if (event.name === 'RunTask' || event.name === 'ThreadControllerImpl::RunTask') continue
+    const ms = (event.tdur ?? event.dur ?? 0) / 1000
+    inside.set(event.name, Math.max(inside.get(event.name) ?? 0, ms))
+  }
+  const largest = [...inside]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
+  return `at ${((task.ts - start) / 1e6).toFixed(1)} s, ${((task.dur ?? 0) / 1000).toFixed(0)} ms wall / ${((task.tdur ?? 0) / 1000).toFixed(0)} ms CPU [${largest.join(', ')}]`
 }
 
 it('where the main thread goes per event: panel open vs no panel', async () => {
@@ -208,7 +238,7 @@ it('where the main thread goes per event: panel open vs no panel', async () => {
     await page.waitForFunction(
       () => (window as unknown as { vegaReady?: boolean }).vegaReady === true,
     )
-    const { profile, trace, events } = await profileStream(page, withPanel, 6)
+    const { profile, trace, events } = await profileStream(page, withPanel, SECONDS)
     await page.close()
     expect(events).toBeGreaterThan(0)
     const perEvent = (ms: number) => `${((ms * 1000) / events).toFixed(2)} µs`
@@ -220,7 +250,7 @@ it('where the main thread goes per event: panel open vs no panel', async () => {
     // much CPU it was: each bucket gets its share of that CPU.
     const cpuOf = (ms: number) => (ms / Math.max(1e-9, sampled)) * browserCpu.total
     lines.push(
-      `${withPanel ? 'panel open' : 'no panel'}: ${events.toLocaleString('en')} events in 6 s; main-thread CPU ${browserCpu.total.toFixed(0)} ms = ${perEvent(browserCpu.total)} per event; ${browserCpu.long.length} long tasks (${browserCpu.long.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+      `${withPanel ? 'panel open' : 'no panel'}: ${events.toLocaleString('en')} events in ${SECONDS} s; main-thread CPU ${browserCpu.total.toFixed(0)} ms = ${perEvent(browserCpu.total)} per event; ${browserCpu.long.length} long tasks${browserCpu.long.length === 0 ? '' : `: ${browserCpu.long.join('; ')}`}`,
     )
     for (const [name, ms] of sorted)
       lines.push(
