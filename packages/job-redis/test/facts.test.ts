@@ -217,4 +217,28 @@ describe('round trips of an uncontended call (the README’s table)', () => {
       expect(sent() - before).toBe(2)
     })
   }
+
+  /** The reads the server made from its clients so far (one per packet or batch it found waiting). */
+  async function serverReads(admin: Setup['redis']): Promise<number> {
+    const stats = await admin.info('stats')
+    return Number(/total_reads_processed:(\d+)/.exec(stats)?.[1])
+  }
+
+  for (const strategy of ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest'] as const) {
+    it(`${strategy}: a release leaves with the caller's next call, in one read of the server`, async () => {
+      const s = fresh()
+      const admin = setup(server.url).redis
+      const call = withCoordinator(async () => 'v', s.cluster[strategy], { key: 'batched' })
+      expect(await run(s.runtime, call)).toBe('v') // loads the scripts (and, for restart, subscribes)
+      await s.redis.ping() // the first release is answered
+      const calls = 20
+      const before = await serverReads(admin)
+      for (let i = 0; i < calls; i++) expect(await run(s.runtime, call)).toBe('v')
+      await shutdown(s.runtime) // waits for the last release
+      // Each call's grant went out with the release before it (the first with nothing), the
+      // last release alone, then this INFO: two reads per call would be 41.
+      expect((await serverReads(admin)) - before).toBeLessThanOrEqual(calls + 2)
+      admin.disconnect()
+    })
+  }
 })
