@@ -4,7 +4,9 @@
 
 import { withCoordinator } from '@vega/job-coordination'
 import { run, shutdown } from '@vega/job-core'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fencingToken } from '../src/index.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { keyspace, runFacts, type Setup, setup } from './support.js'
 
@@ -241,4 +243,26 @@ describe('round trips of an uncontended call (the README’s table)', () => {
       admin.disconnect()
     })
   }
+
+  it("restart calls sent before the client is connected ask for the server's run_id once, and every token names it", async () => {
+    const admin = new Redis(server.url)
+    const runId = /run_id:(\w+)/.exec(await admin.info('server'))?.[1]
+    await admin.call('CONFIG', 'RESETSTAT')
+    const s = fresh()
+    expect(s.redis.status).not.toBe('ready') // so every grant waits in ioredis's offline queue
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      run(
+        s.runtime,
+        withCoordinator(async (ctx) => (await fencingToken(ctx)).runId, s.cluster.restart, {
+          key: ['offline', i],
+        }),
+      ),
+    )
+    expect(await Promise.all(calls)).toEqual(calls.map(() => runId))
+    await shutdown(s.runtime)
+    // ioredis's ready checks (the client's and the subscriber's), and the first grant's.
+    const infos = Number(/cmdstat_info:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1])
+    expect(infos).toBeLessThanOrEqual(3)
+    admin.disconnect()
+  })
 })

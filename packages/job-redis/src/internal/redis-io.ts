@@ -211,14 +211,23 @@ export class RedisIO {
    */
   private knowsRunId(): boolean {
     // On a cluster each key's node has its own run_id; one connection says nothing about another node.
-    if (this.onCluster || this.redis.status !== 'ready') return false
-    const socket = (this.redis as Redis).stream
+    if (this.onCluster) return false
+    const socket = this.socket()
     return this.known?.socket === socket || this.asking === socket
   }
 
-  /** The connection of a single-node client (a cluster client has one per node: none here). */
+  /**
+   * The connection a command sent now goes out on, for a single-node client
+   * (a cluster client has one per node: none here). Before the client is
+   * ready, commands wait in ioredis's offline queue and leave in order on the
+   * next connection: the first grant queued there asks for the run_id, the
+   * ones queued behind it need not (restart sends many before the first
+   * connection is up). A grant answered on a connection whose run_id is not
+   * known still asks on its own (see {@link parseAcquire}).
+   */
   private socket(): unknown {
-    return this.onCluster ? undefined : (this.redis as Redis).stream
+    if (this.onCluster) return undefined
+    return this.redis.status === 'ready' ? (this.redis as Redis).stream : OFFLINE_QUEUE
   }
 
   private stopAsking(socket: unknown): void {
@@ -326,4 +335,6 @@ export class RedisIO {
 const isOne = (reply: unknown): boolean => reply === 1
 
 const NONE: readonly string[] = Object.freeze([])
+/** Where commands sent before the client is ready wait (see {@link RedisIO.socket}). */
+const OFFLINE_QUEUE = Symbol('offline queue')
 const SUPERSEDED: AcquireReply = Object.freeze({ kind: 'superseded' })
