@@ -229,17 +229,19 @@ describe('round trips of an uncontended call (the README’s table)', () => {
   for (const strategy of ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest'] as const) {
     it(`${strategy}: a release leaves with the caller's next call, in one read of the server`, async () => {
       const s = fresh()
-      const admin = setup(server.url).redis
+      const admin = new Redis(server.url)
       const call = withCoordinator(async () => 'v', s.cluster[strategy], { key: 'batched' })
       expect(await run(s.runtime, call)).toBe('v') // loads the scripts (and, for restart, subscribes)
       await s.redis.ping() // the first release is answered
-      const calls = 20
+      const calls = 40
       const before = await serverReads(admin)
       for (let i = 0; i < calls; i++) expect(await run(s.runtime, call)).toBe('v')
       await shutdown(s.runtime) // waits for the last release
-      // Each call's grant went out with the release before it (the first with nothing), the
-      // last release alone, then this INFO: two reads per call would be 41.
-      expect((await serverReads(admin)) - before).toBeLessThanOrEqual(calls + 2)
+      // Each call's grant went out with the release before it (the first with nothing), then the
+      // last release alone and this INFO: 42 reads, where two per call would be 81. The counter
+      // is the server's, so a little room is left for another connection of the process (the
+      // subscriber's, connecting).
+      expect((await serverReads(admin)) - before).toBeLessThanOrEqual(calls + 6)
       admin.disconnect()
     })
   }
