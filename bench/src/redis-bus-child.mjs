@@ -1,11 +1,11 @@
 // A consumer process of the redis-bus scenario: one @vega/job-redis bus
-// consumer or one BullMQ worker, alive across rounds, with the same handler
+// consumer (on one primary or on a 3-primary cluster) or one BullMQ worker, alive across rounds, with the same handler
 // (it counts itself and checks that each id's sequence only grows). Reports
 // its count to the parent at most every 10 ms while it changes.
 
 import { createRedisAggregateBus } from '@vega/job-redis'
 import { Worker } from 'bullmq'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 
 let handled = 0
 let reported = -1
@@ -23,11 +23,15 @@ async function handler(id, seq) {
   handled++
 }
 
-process.once('message', async ({ url, peer, name, partitions, parallelism }) => {
-  const redis = new Redis(url, { maxRetriesPerRequest: null })
+process.once('message', async ({ url, nodes, peer, name, partitions, parallelism }) => {
+  // `nodes`: the bus on the bench's 3-primary cluster.
+  const redis =
+    nodes === undefined
+      ? new Redis(url, { maxRetriesPerRequest: null })
+      : new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: null } })
   let stop
   let ownedTimer
-  if (peer === 'bus') {
+  if (peer.startsWith('bus')) {
     const bus = createRedisAggregateBus({ redis, prefix: name, partitions, leaseMs: 10_000 })
     const consumer = bus.consume('bench.Order', (d) => handler(d.id, d.body.seq), { parallelism })
     ownedTimer = setInterval(() => tell({ t: 'owned', owned: consumer.owned().length }), 20)

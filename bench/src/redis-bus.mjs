@@ -1,6 +1,7 @@
 // Redis scenario 3: messages per second end to end through the aggregate bus
 // against BullMQ's queue, with 1, 2 and 4 consumer processes on the bench's
-// own redis-server. The bench process sends (512 in flight, ids round-robin);
+// own redis-server, and the bus with 1, 2 and 4 consumers on a 3-primary
+// Redis Cluster of its own (redis-server.mjs). The bench process sends (512 in flight, ids round-robin);
 // the consumers — forked once per peer and kept across rounds, so a round
 // times sending and handling, not forking or joining — run the same handler.
 // BullMQ's open edition has no per-group order: the price of the bus's order
@@ -10,9 +11,9 @@ import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createRedisAggregateBus } from '@vega/job-redis'
 import { Queue } from 'bullmq'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { check } from './harness.mjs'
-import { redisUrl } from './redis-server.mjs'
+import { clusterNodes, redisUrl } from './redis-server.mjs'
 
 // The server starts when the scenario loads, so no timed run pays for it.
 await redisUrl()
@@ -33,6 +34,7 @@ async function pool(peer, k) {
   let found = pools.get(key)
   if (found !== undefined) return found
   const url = await redisUrl()
+  const nodes = peer === 'bus-cluster' ? await clusterNodes() : undefined
   const name = `bench-${key}`
   const children = Array.from({ length: k }, () => fork(CHILD, [], { stdio: 'inherit' }))
   const counts = children.map(() => ({ handled: 0, outOfOrder: 0, owned: 0 }))
@@ -56,12 +58,15 @@ async function pool(peer, k) {
     })
   const ready = children.map((child) => new Promise((resolve) => child.once('message', resolve)))
   for (const child of children) {
-    child.send({ url, peer, name, partitions: PARTITIONS, parallelism: PARALLELISM })
+    child.send({ url, nodes, peer, name, partitions: PARTITIONS, parallelism: PARALLELISM })
   }
   await Promise.all(ready)
-  const redis = new Redis(url, { maxRetriesPerRequest: null })
+  const redis =
+    nodes === undefined
+      ? new Redis(url, { maxRetriesPerRequest: null })
+      : new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: null } })
   let send
-  if (peer === 'bus') {
+  if (peer.startsWith('bus')) {
     // Joined and spread before the first round: a round measures the steady state.
     await until(() => counts.reduce((sum, c) => sum + c.owned, 0) === PARTITIONS)
     const bus = createRedisAggregateBus({
@@ -116,6 +121,10 @@ for (const k of [1, 2, 4]) {
     name: `job-redis bus, ${k} consumer${k > 1 ? 's' : ''}`,
     run: (n) => endToEnd('bus', k, n),
   })
+  peers.push({
+    name: `job-redis bus on a 3-primary cluster, ${k} consumer${k > 1 ? 's' : ''}`,
+    run: (n) => endToEnd('bus-cluster', k, n),
+  })
 }
 
 export default {
@@ -130,13 +139,21 @@ export default {
       check(result.outOfOrder === 0, `${result.outOfOrder} messages handled out of order per id`)
     }
   },
-  checks: [1, 2, 4].map((k) => ({
-    label: `bus vs BullMQ, ${k} consumer process${k > 1 ? 'es' : ''}`,
-    subject: `job-redis bus, ${k} consumer${k > 1 ? 's' : ''}`,
-    kind: 'relative',
-    to: `BullMQ 6.7.0, ${k} worker${k > 1 ? 's' : ''}`,
-    max: k === 4 ? 1 : undefined,
-  })),
+  checks: [1, 2, 4].flatMap((k) => [
+    {
+      label: `bus vs BullMQ, ${k} consumer process${k > 1 ? 'es' : ''}`,
+      subject: `job-redis bus, ${k} consumer${k > 1 ? 's' : ''}`,
+      kind: 'relative',
+      to: `BullMQ 6.7.0, ${k} worker${k > 1 ? 's' : ''}`,
+      max: k === 4 ? 1 : undefined,
+    },
+    {
+      label: `bus on a 3-primary cluster vs on one primary, ${k} consumer process${k > 1 ? 'es' : ''}`,
+      subject: `job-redis bus on a 3-primary cluster, ${k} consumer${k > 1 ? 's' : ''}`,
+      kind: 'relative',
+      to: `job-redis bus, ${k} consumer${k > 1 ? 's' : ''}`,
+    },
+  ]),
   async extra() {
     // How far BullMQ reordered each id (not a failure: it promises no order per id).
     const metrics = {}

@@ -1,9 +1,12 @@
-// The redis scenarios' own redis-server: a free loopback port, persistence
-// off, a temporary folder; killed when the bench process exits.
+// The redis scenarios' own redis-server (a free loopback port, persistence
+// off, a temporary folder) and, for the bus's cluster rows, a 3-primary Redis
+// Cluster: each started once, when first asked for, and killed when the bench
+// process exits.
 
-import { startRedisServer } from '@vega/redis-server'
+import { startRedisCluster, startRedisServer } from '@vega/redis-server'
 
 let shared
+let sharedCluster
 
 /** Starts (once per bench process) a redis-server and resolves with its URL. */
 export function redisUrl() {
@@ -19,6 +22,21 @@ async function start() {
   })
   process.on('exit', () => server.killNow())
   return server.url
+}
+
+/** Starts (once per bench process) a 3-primary cluster; resolves with its primaries ({ host, port }). */
+export function clusterNodes() {
+  sharedCluster ??= startCluster()
+  return sharedCluster
+}
+
+async function startCluster() {
+  const cluster = await startRedisCluster({
+    who: "the redis-bus scenario's cluster rows",
+    unref: true,
+  })
+  process.on('exit', () => cluster.killNow())
+  return cluster.nodes
 }
 
 /** The lower bound: a hand-written lease, acquire with SET NX PX and release with a compare-and-delete script. */

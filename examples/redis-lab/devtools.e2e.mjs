@@ -6,24 +6,13 @@
 // network.
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { chromium } from 'playwright-core'
+import { keepOffline, launchChromium } from '@vega/browser'
 
 const cli = fileURLToPath(new URL('./cli.mjs', import.meta.url))
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url))
 const BIN = fileURLToPath(new URL('./node_modules/.bin/vega-job-devtools', import.meta.url))
 
@@ -56,22 +45,14 @@ let server
 let browser
 let page
 const pageErrors = []
-const offline = []
+let offline = []
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM_PATH).`)
-  }
   server = await startDevtoolsBin()
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  browser = await launchChromium()
   page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
   page.on('pageerror', (error) => pageErrors.push(String(error)))
-  await page.route('**/*', (route) => {
-    const url = route.request().url()
-    if (new URL(url).hostname === '127.0.0.1') return route.continue()
-    offline.push(url)
-    return route.abort()
-  })
+  offline = await keepOffline(page)
 })
 
 after(async () => {

@@ -5,23 +5,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { type FileServer, keepOffline, launchChromium, serveStatic } from '@vega/browser'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type StaticServer, serveStatic } from './static-server.js'
 
 const WEB = fileURLToPath(new URL('../dist/web/', import.meta.url))
 const SCREENSHOT = fileURLToPath(new URL('../../../docs/lab-web.png', import.meta.url))
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
 
 interface Row {
   readonly call: string
@@ -45,11 +34,11 @@ interface Shown {
   readonly log: readonly LogRow[]
 }
 
-let server: StaticServer
+let server: FileServer
 let browser: Browser
 let page: Page
 const pageErrors: string[] = []
-const offline: string[] = []
+let offline: string[] = []
 
 beforeAll(async () => {
   if (!existsSync(`${WEB}index.html`)) {
@@ -57,22 +46,14 @@ beforeAll(async () => {
       `${WEB}index.html is missing: run \`pnpm test:e2e\` from the root, which builds first.`,
     )
   }
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM_PATH).`)
-  }
   server = await serveStatic(WEB)
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  browser = await launchChromium()
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
   page.on('pageerror', (error) => pageErrors.push(String(error)))
   page.on('console', (message) => {
     if (message.type() === 'error') pageErrors.push(message.text())
   })
-  await page.route('**/*', (route) => {
-    const url = route.request().url()
-    if (new URL(url).hostname === '127.0.0.1') return route.continue()
-    offline.push(url)
-    return route.abort()
-  })
+  offline = await keepOffline(page)
   await page.goto(server.url)
 })
 

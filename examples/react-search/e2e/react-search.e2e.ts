@@ -6,24 +6,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { keepOffline, launchChromium } from '@vega/browser'
+import type { Browser, Page } from 'playwright-core'
 import { createServer, preview } from 'vite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const CONFIG = fileURLToPath(new URL('../vite.config.ts', import.meta.url))
 const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url))
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-]
 // Long enough that a step the test takes "mid-task" is mid-task on a busy machine.
 const LATENCY = 3_000
 
@@ -72,10 +62,7 @@ async function productionBuild(): Promise<Served> {
 let browser: Browser
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install chromium (or set CHROMIUM_PATH).`)
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  browser = await launchChromium()
 })
 
 afterAll(async () => {
@@ -176,9 +163,7 @@ describe.each([
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text())
     })
-    await page.route('**/*', (route) =>
-      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
-    )
+    const offline = await keepOffline(page)
     await page.goto(`${served.url}?latency=${LATENCY}#/search`)
 
     // Typing: four keystrokes, four searches; each restarts the one before.
@@ -221,5 +206,6 @@ describe.each([
     expect(await page.getByTestId('counts').textContent()).toBe('0 running · 0 waiting · 0 live')
 
     expect(problems).toEqual([])
+    expect(offline).toEqual([])
   })
 })

@@ -2,6 +2,8 @@ import { assertKnownKeys } from './assert-known-keys.js'
 import { validateMs } from './internal/validate.js'
 import type { DebounceOptions, DebounceShaper } from './types/shaper.js'
 
+const DEBOUNCE_OPTIONS: readonly string[] = ['leading', 'trailing', 'maxWait']
+
 /**
  * A debounce shaper: calls with the same key less than `ms` apart are merged;
  * the last one survives and is dispatched `ms` after the last call. Merged
@@ -24,7 +26,6 @@ import type { DebounceOptions, DebounceShaper } from './types/shaper.js'
  * const live = withShaper(fetchResults, debounce(300, { leading: true, maxWait: 2_000 }), { key: 'live' })
  * ```
  */
-const DEBOUNCE_OPTIONS: readonly string[] = ['leading', 'trailing', 'maxWait']
 export function debounce(ms: number, options: DebounceOptions = {}): DebounceShaper {
   validateMs(ms, 'debounce(ms)')
   assertKnownKeys('debounce(ms, options)', options, DEBOUNCE_OPTIONS)

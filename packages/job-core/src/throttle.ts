@@ -2,6 +2,8 @@ import { assertKnownKeys } from './assert-known-keys.js'
 import { validateMs } from './internal/validate.js'
 import type { ThrottleOptions, ThrottleShaper } from './types/shaper.js'
 
+const THROTTLE_OPTIONS: readonly string[] = ['leading', 'trailing']
+
 /**
  * A throttle shaper: at most one dispatch per `ms` per key. The first call
  * runs at once (leading); the last call of the window runs at its end
@@ -19,7 +21,6 @@ import type { ThrottleOptions, ThrottleShaper } from './types/shaper.js'
  * const ping = withShaper(sendPing, throttle(5_000, { trailing: false }), { key: 'ping' })
  * ```
  */
-const THROTTLE_OPTIONS: readonly string[] = ['leading', 'trailing']
 export function throttle(ms: number, options: ThrottleOptions = {}): ThrottleShaper {
   validateMs(ms, 'throttle(ms)')
   assertKnownKeys('throttle(ms, options)', options, THROTTLE_OPTIONS)

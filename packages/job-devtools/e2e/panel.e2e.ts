@@ -3,17 +3,18 @@
 // 127.0.0.1 is refused, so the panel must work offline. Playwright's CSS
 // locators pierce open shadow roots, as a user's own e2e tests would.
 import { readFileSync } from 'node:fs'
+import type { FileServer } from '@vega/browser'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readGolden } from '../test/support/fixtures.js'
-import { launchChromium, saveScreenshot } from './support/browser.js'
-import { serveTestPages, type TestServer } from './support/server.js'
+import { keepOffline, launchChromium, saveScreenshot } from './support/browser.js'
+import { serveTestPages } from './support/server.js'
 
-let server: TestServer
+let server: FileServer
 let browser: Browser
 let context: BrowserContext
 const pageErrors: string[] = []
-const offline: string[] = []
+let offline: string[] = []
 
 async function openApp(): Promise<Page> {
   const page = await context.newPage()
@@ -45,12 +46,7 @@ beforeAll(async () => {
   server = await serveTestPages()
   browser = await launchChromium()
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  await context.route('**/*', (route) => {
-    const url = route.request().url()
-    if (new URL(url).hostname === '127.0.0.1') return route.continue()
-    offline.push(url)
-    return route.abort()
-  })
+  offline = await keepOffline(context)
 })
 
 afterAll(async () => {

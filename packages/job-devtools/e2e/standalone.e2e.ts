@@ -4,13 +4,13 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DevtoolsServer } from '../src/server.js'
 import { startProducer } from '../test/support/producers.js'
-import { launchChromium, saveScreenshot } from './support/browser.js'
+import { keepOffline, launchChromium, saveScreenshot } from './support/browser.js'
 
 let server: DevtoolsServer
 let browser: Browser
 let page: Page
 const pageErrors: string[] = []
-const offline: string[] = []
+let offline: string[] = []
 
 beforeAll(async () => {
   // The built entry, as `pnpm devtools` runs it.
@@ -21,12 +21,7 @@ beforeAll(async () => {
   browser = await launchChromium()
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
   page.on('pageerror', (error) => pageErrors.push(String(error)))
-  await page.route('**/*', (route) => {
-    const url = route.request().url()
-    if (new URL(url).hostname === '127.0.0.1') return route.continue()
-    offline.push(url)
-    return route.abort()
-  })
+  offline = await keepOffline(page)
 })
 
 afterAll(async () => {

@@ -8,7 +8,21 @@ import type { PanelHost, PanelView } from './internal/view-contract.js'
 import type { DevtoolsOptions, DevtoolsPanel, LoadError, LoadResult } from './options.js'
 
 const mounted = new WeakMap<object, DevtoolsPanel>()
-const ENVELOPES_PER_FRAME = 4000
+// Envelopes are reduced in a task of their own soon after they arrive, for at
+// most this long, in slices; the rest of a backlog waits for the next task,
+// so the page paints and handles input in between: a burst never makes one
+// long task. (Not in an animation frame: a frame requested only to reduce
+// still costs the browser a paint and a commit.)
+const REDUCE_BUDGET_MS = 8
+const REDUCE_SLICE = 1024
+// New events are drawn at most this often: a stream of thousands of events a
+// second is drawn 10 times a second (each drawing lays out every visible row
+// anew). What the user does (a filter, a scroll, a click, a drag) is drawn in
+// the next frame.
+const DATA_REFRESH_MS = 100
+// And no more often than keeps drawing under a tenth of the main thread: a
+// drawing that took 30 ms (a slow machine, a busy one) waits 300 ms for the next.
+const DRAW_SHARE = 0.1
 
 // Only what the host element needs before the UI is loaded: hidden while
 // closed, and shielded from the page. `!important` inside the shadow tree
@@ -28,8 +42,9 @@ const HOST_CSS = `
  * Mounts the devtools panel: a `<vega-job-devtools>` element with an open
  * shadow root in `container`. With the default `record: 'always'` it listens
  * at once and keeps recording while closed; the UI code itself is loaded
- * with `import()` on the first open. Envelopes are reduced once per
- * animation frame, and nothing is drawn while closed.
+ * with `import()` on the first open. Envelopes are reduced in batches, at
+ * most 8 ms at a time; new data is drawn at most 10 times a second (user
+ * actions in the next frame), and nothing is drawn while closed.
  *
  * Throws a `TypeError`/`RangeError` naming the option for bad options, and an
  * `Error` when `container` already holds a panel (destroy it first — in React,
@@ -73,35 +88,84 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
   let view: PanelView | undefined
   let viewLoading: Promise<void> | undefined
   let frame: number | undefined
+  let refresh: ReturnType<typeof setTimeout> | undefined
+  let reducing: ReturnType<typeof setTimeout> | undefined
+  let lastDraw = Number.NEGATIVE_INFINITY
+  let refreshMs = DATA_REFRESH_MS
   let lastLoad: LoadResult | undefined
   let preferredSession: string | undefined
   const paintWaiters: Array<() => void> = []
 
   const model = new PanelModel(retention, () => connection?.requestSnapshot())
 
-  // Reduces what is pending (a burst is spread over frames instead of one
-  // long frame: past the limit, the rest waits for the next one) and, while
-  // open, brings the view up to date.
-  const update = (): void => {
-    model.flush(ENVELOPES_PER_FRAME)
-    if (model.pendingCount > 0) schedule()
-    if (isOpen && view !== undefined) view.render()
+  // Reduces what is pending within the budget; what is left goes on in the
+  // next task, in order.
+  const reduceWithinBudget = (): void => {
+    const deadline = performance.now() + REDUCE_BUDGET_MS
+    do model.flush(REDUCE_SLICE)
+    while (model.pendingCount > 0 && performance.now() < deadline)
+    if (model.pendingCount > 0) reduceSoon()
+  }
+  // A reduce task: then new data is drawn (while open) at the refresh rate.
+  const reduce = (): void => {
+    reduceWithinBudget()
+    drawSoon()
+  }
+  const reduceSoon = (): void => {
+    if (reducing !== undefined || destroyed) return
+    reducing = setTimeout(() => {
+      reducing = undefined
+      reduce()
+    }, 0)
+  }
+  // Draws in an animation frame: what the user changed at once, new data at
+  // most every `refreshMs`. `ready()` resolves once nothing is pending and
+  // all of it is drawn.
+  const draw = (): void => {
+    if (!isOpen || view === undefined) return
+    const now = performance.now()
+    const dataDue = paintWaiters.length > 0 || now - lastDraw >= refreshMs
+    if (view.render(dataDue)) {
+      lastDraw = now
+      refreshMs = Math.max(DATA_REFRESH_MS, (performance.now() - now) / DRAW_SHARE)
+    }
+    if (!view.isCurrent()) drawSoon()
+    else if (model.pendingCount === 0) for (const done of paintWaiters.splice(0)) done()
   }
   const onFrame = (): void => {
     frame = undefined
-    update()
-    if (isOpen && view !== undefined) for (const done of paintWaiters.splice(0)) done()
+    draw()
   }
   const schedule = (): void => {
     if (frame !== undefined || destroyed) return
     frame = requestAnimationFrame(onFrame)
   }
+  const drawSoon = (): void => {
+    if (!isOpen || frame !== undefined || refresh !== undefined || destroyed) return
+    if (view === undefined || view.isCurrent()) return
+    const wait = paintWaiters.length > 0 ? 0 : lastDraw + refreshMs - performance.now()
+    if (wait <= 0) {
+      schedule()
+      return
+    }
+    refresh = setTimeout(() => {
+      refresh = undefined
+      schedule()
+    }, wait)
+  }
+  // Opening, or the UI chunk just loaded: what is pending is reduced and the
+  // rows go into the DOM now, not a frame later, so the next paint shows them.
+  const update = (): void => {
+    reduceWithinBudget()
+    lastDraw = Number.NEGATIVE_INFINITY
+    draw()
+  }
   const onBatch = (batch: readonly Envelope[]): void => {
     model.enqueue(batch)
-    // A hidden tab gets no animation frames: past the log's size, reduce now
+    // A hidden tab runs timers rarely: past the log's size, reduce now
     // instead of holding an unbounded queue.
     if (model.pendingCount > retention.events) model.flush()
-    schedule()
+    reduceSoon()
   }
   const connect = (): void => {
     if (source === undefined || connection !== undefined) return
@@ -194,6 +258,8 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       model.flush()
       lastLoad = { sessions, envelopes: envelopes.length, errors }
       preferredSession = sessions[0]
+      // A load is the user's doing: drawn in the next frame, not at the data rate.
+      lastDraw = Number.NEGATIVE_INFINITY
       schedule()
       return lastLoad
     },
@@ -202,6 +268,8 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
       destroyed = true
       isOpen = false
       if (frame !== undefined) cancelAnimationFrame(frame)
+      if (refresh !== undefined) clearTimeout(refresh)
+      if (reducing !== undefined) clearTimeout(reducing)
       documentOf.removeEventListener('keydown', onKeyDown)
       disconnect()
       view?.destroy()

@@ -139,7 +139,10 @@ export interface DevtoolsPanel {
   load(ndjson: string): LoadResult
   /** Removes the element, the listeners and the connection. */
   destroy(): void
-  /** Resolves once the UI is loaded and painted, for tests and screenshots. */
+  /**
+   * Resolves once the UI is loaded and everything received so far is reduced
+   * and drawn, for tests and screenshots.
+   */
   ready(): Promise<void>
 }
 

@@ -1,5 +1,9 @@
+import { createRuntime, run } from '@vega/job-core'
 import {
+  connectDevtools,
+  createInProcessTransport,
   type Envelope,
+  formatNdjson,
   parseNdjson,
   reduceAll,
   type TaskTimeline,
@@ -190,5 +194,99 @@ describe('flush(limit)', () => {
     expect(tasksOf(model, 'golden-restart')).toEqual(
       timelines(reduceAll(envelopes), 'golden-restart'),
     )
+  })
+})
+
+/** Everything a model shows, per session: what slicing a backlog must not change. */
+function shownBy(model: PanelModel) {
+  return [...model.sessions.values()].map((session) => ({
+    key: session.key,
+    meta: session.held.meta,
+    tasks: tasksOf(model, session.key),
+    trimmedIds: [...session.held.trimmed].sort((a, b) => a - b),
+    settled: session.settled,
+    trimmedTasks: session.trimmedTasks,
+    log: formatNdjson(session.log.toArray()),
+    logTrimmed: session.log.trimmed,
+    lostInGaps: model.lostInGaps(session.key),
+    liveCounts: model.liveCounts(session.key),
+    throughput: model.throughput(session.key),
+  }))
+}
+
+/** A live stream from a real runtime: `tasks` tasks of 4 events each, plus hello and snapshot. */
+async function liveStream(tasks: number): Promise<Envelope[]> {
+  const envelopes: Envelope[] = []
+  const runtime = createRuntime({ name: 'backlog' })
+  const disconnect = connectDevtools(
+    runtime,
+    createInProcessTransport((batch) => envelopes.push(...batch)),
+    { sessionId: 'backlog', flushMs: 0, wire: { stack: false } },
+  )
+  const running = []
+  for (let i = 0; i < tasks; i++) running.push(run(runtime, async () => i, { label: `t${i}` }))
+  await Promise.all(running.map((task) => task.promise))
+  disconnect()
+  return envelopes
+}
+
+describe('a backlog larger than one slice', () => {
+  // The host reduces at most one slice per step and leaves the rest for the
+  // next; however the backlog is cut, the end must be the model of reducing
+  // it in one go: the same tasks, trims, counts, log and gaps.
+  const sliced = (envelopes: readonly Envelope[], retention: typeof RETAIN_ALL, slice: number) => {
+    const model = new PanelModel(retention)
+    model.enqueue(envelopes)
+    let steps = 0
+    while (model.pendingCount > 0) {
+      model.flush(slice)
+      steps += 1
+    }
+    return { model, steps }
+  }
+  const atOnce = (envelopes: readonly Envelope[], retention: typeof RETAIN_ALL) => {
+    const model = new PanelModel(retention)
+    model.enqueue(envelopes)
+    model.flush()
+    return model
+  }
+
+  it('every golden recording, one after another, sliced 1, 7 and 64 at a time, with retention trimming', () => {
+    const backlog = fixtureNames().flatMap((name) => parseNdjson(readGolden(name)))
+    const retention = { tasks: 3, events: 20 }
+    const reference = shownBy(atOnce(backlog, retention))
+    expect(reference.length).toBe(fixtureNames().length)
+    expect(reference.some((session) => session.trimmedTasks > 0)).toBe(true)
+    for (const slice of [1, 7, 64]) {
+      const { model, steps } = sliced(backlog, retention, slice)
+      expect(steps).toBe(Math.ceil(backlog.length / slice))
+      expect(shownBy(model)).toEqual(reference)
+    }
+  })
+
+  it("a live stream of 3,000 tasks from a real runtime, in the host's slices of 1,024 and in odd ones", async () => {
+    const backlog = await liveStream(3000)
+    expect(backlog.length).toBe(2 + 4 * 3000)
+    const retention = { tasks: 1000, events: 5000 }
+    const reference = shownBy(atOnce(backlog, retention))
+    expect(reference[0]?.trimmedTasks).toBe(2000)
+    expect(reference[0]?.settled.success).toBe(3000)
+    for (const slice of [1024, 333]) {
+      const { model, steps } = sliced(backlog, retention, slice)
+      expect(steps).toBeGreaterThan(1)
+      expect(shownBy(model)).toEqual(reference)
+    }
+  })
+
+  it('batches that keep arriving between slices end in the same model too', async () => {
+    const backlog = await liveStream(500)
+    const reference = shownBy(atOnce(backlog, { tasks: 200, events: 1000 }))
+    const model = new PanelModel({ tasks: 200, events: 1000 })
+    for (let start = 0; start < backlog.length; start += 150) {
+      model.enqueue(backlog.slice(start, start + 150))
+      model.flush(100)
+    }
+    while (model.pendingCount > 0) model.flush(100)
+    expect(shownBy(model)).toEqual(reference)
   })
 })

@@ -1,18 +1,14 @@
-import { type ChildProcess, fork } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { context, SpanKind, trace } from '@opentelemetry/api'
 import { createRedisAggregateBus } from '@vega/job-redis'
-import { type RedisServer, startRedisServer } from '@vega/redis-server'
-import { build } from 'esbuild'
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { traceAggregateBus } from '../src/index.js'
+import { useRedisAndChildren } from './processes.js'
 import { createOtel, ERROR, parentId, spanId, UNSET, useAsyncContext } from './support.js'
 
 // Two real processes on a real redis-server: this one sends, a forked one
 // consumes with its own SDK and reports the spans it finished.
-const BUNDLE = fileURLToPath(new URL('./children/dist/job-otel.mjs', import.meta.url))
 const CHILD = fileURLToPath(new URL('./children/bus-consumer.mjs', import.meta.url))
 
 interface PlainSpan {
@@ -27,37 +23,12 @@ interface PlainSpan {
   events: string[]
 }
 
-let server: RedisServer
-let redis: Redis
-const children: ChildProcess[] = []
+const processes = useRedisAndChildren(
+  "@vega/job-otel's bus tests",
+  new URL('./children/dist/bus/', import.meta.url),
+)
 const disableContext = useAsyncContext()
-
-beforeAll(async () => {
-  // The child runs plain Node: it loads this package built from src, not a stale dist.
-  await build({
-    entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    packages: 'external',
-    define: { __PACKAGE_VERSION__: JSON.stringify('0.0.0-test') },
-    outfile: BUNDLE,
-    logLevel: 'silent',
-  })
-  server = await startRedisServer({ who: "@vega/job-otel's bus tests" })
-  redis = new Redis(server.url)
-})
-
-afterAll(async () => {
-  for (const child of children) child.kill()
-  redis?.disconnect()
-  await server?.dispose()
-  rmSync(fileURLToPath(new URL('./children/dist', import.meta.url)), {
-    recursive: true,
-    force: true,
-  })
-  disableContext()
-})
+afterAll(disableContext)
 
 /** Forks the consumer, waits until it consumes, and resolves with what it reports at the end. */
 async function startConsumer(options: {
@@ -65,10 +36,7 @@ async function startConsumer(options: {
   crossProcess: 'link' | 'parent'
   expect: number
 }): Promise<{ child: ChildProcess; report: Promise<{ bodies: unknown[]; spans: PlainSpan[] }> }> {
-  const child = fork(CHILD, [], {
-    stdio: 'inherit',
-    env: { ...process.env, JOB_OTEL_BUNDLE: BUNDLE },
-  })
+  const child = processes.fork(CHILD)
   const report = new Promise<{ bodies: unknown[]; spans: PlainSpan[] }>((resolve, reject) => {
     child.on('message', (m: { t: string; bodies: unknown[]; spans: PlainSpan[] }) => {
       if (m.t === 'spans') resolve(m)
@@ -81,7 +49,7 @@ async function startConsumer(options: {
     })
     child.on('error', reject)
   })
-  child.send({ cmd: 'init', url: server.url, partitions: 4, ...options })
+  child.send({ cmd: 'init', url: processes.server.url, partitions: 4, ...options })
   await ready
   return { child, report }
 }
@@ -91,7 +59,7 @@ describe('the aggregate bus across two processes', () => {
     const prefix = 'otel-link'
     const otel = createOtel()
     const bus = traceAggregateBus(
-      createRedisAggregateBus({ redis, prefix, partitions: 4, leaseMs: 3_000 }),
+      createRedisAggregateBus({ redis: processes.redis, prefix, partitions: 4, leaseMs: 3_000 }),
       { tracer: otel.tracer },
     )
     const { child, report } = await startConsumer({ prefix, crossProcess: 'link', expect: 2 })
@@ -138,7 +106,7 @@ describe('the aggregate bus across two processes', () => {
     const prefix = 'otel-parent'
     const otel = createOtel()
     const bus = traceAggregateBus(
-      createRedisAggregateBus({ redis, prefix, partitions: 4, leaseMs: 3_000 }),
+      createRedisAggregateBus({ redis: processes.redis, prefix, partitions: 4, leaseMs: 3_000 }),
       { tracer: otel.tracer },
     )
     const { child, report } = await startConsumer({ prefix, crossProcess: 'parent', expect: 1 })
@@ -156,7 +124,7 @@ describe('the aggregate bus across two processes', () => {
     const prefix = 'otel-retry'
     const otel = createOtel()
     const bus = traceAggregateBus(
-      createRedisAggregateBus({ redis, prefix, partitions: 4, leaseMs: 3_000 }),
+      createRedisAggregateBus({ redis: processes.redis, prefix, partitions: 4, leaseMs: 3_000 }),
       { tracer: otel.tracer },
     )
     const { child, report } = await startConsumer({ prefix, crossProcess: 'link', expect: 1 })

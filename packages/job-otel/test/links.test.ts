@@ -1,24 +1,15 @@
 import {
   dedupeCoordinator,
-  installCoordination,
   keepLatestCoordinator,
   restartCoordinator,
   withCoordinator,
 } from '@vega/job-coordination'
-import { createRuntime, createTestClock, debounce, run, settle, withShaper } from '@vega/job-core'
+import { createTestClock, debounce, run, settle, withShaper } from '@vega/job-core'
 import { afterAll, describe, expect, it } from 'vitest'
-import { installTracing } from '../src/index.js'
-import { createOtel, deferred, spanId, useAsyncContext } from './support.js'
+import { deferred, spanId, traced, useAsyncContext } from './support.js'
 
 const disableContext = useAsyncContext()
 afterAll(disableContext)
-
-function traced(options: Parameters<typeof createRuntime>[0] = {}) {
-  const otel = createOtel()
-  const runtime = createRuntime({ plugins: [installCoordination], ...options })
-  const uninstall = installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
-  return { otel, runtime, uninstall }
-}
 
 describe('links across shared work', () => {
   it('links a dedupe joiner to the task it joined (reuse)', async () => {

@@ -1,5 +1,3 @@
-import { type ChildProcess, fork } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { context, createTraceState, type TraceState, trace } from '@opentelemetry/api'
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
@@ -9,19 +7,16 @@ import {
   LEADER_CONTEXT_MAX_LENGTH,
   type LeaderContext,
 } from '@vega/job-redis'
-import { type RedisServer, startRedisServer } from '@vega/redis-server'
-import { build } from 'esbuild'
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { dedupeTraceContext, installTracing, type LeaderContextLike } from '../src/index.js'
+import { useRedisAndChildren } from './processes.js'
 import { createOtel, deferred, parentId, spanId, useAsyncContext } from './support.js'
 
 // Two real processes on a real redis-server: a forked one leads a
 // `cluster.dedupe` call (its own SDK, its own runtime), this one makes the
 // same call while the leader's body runs, joins it through Redis, and gets
 // its value. The joiner's task span must link to the leader's task span.
-const BUNDLE_DIR = fileURLToPath(new URL('./.dedupe-leader/', import.meta.url))
-const BUNDLE = `${BUNDLE_DIR}dist/job-otel.mjs`
 const CHILD = fileURLToPath(new URL('./children/dedupe-leader.mjs', import.meta.url))
 
 interface LeaderSpan {
@@ -42,42 +37,16 @@ interface LeaderReport {
 // job-otel needs no dependency on job-redis: its export only has to fit the option (checked by the typecheck).
 const leaderContext: LeaderContext = dedupeTraceContext satisfies LeaderContextLike
 
-let server: RedisServer
-let redis: Redis
-const children: ChildProcess[] = []
+const processes = useRedisAndChildren(
+  "@vega/job-otel's dedupe tests",
+  new URL('./children/dist/dedupe/', import.meta.url),
+)
 const disableContext = useAsyncContext()
-
-beforeAll(async () => {
-  // The child runs plain Node: it loads this package built from src, not a stale dist.
-  await build({
-    entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    packages: 'external',
-    define: { __PACKAGE_VERSION__: JSON.stringify('0.0.0-test') },
-    outfile: BUNDLE,
-    logLevel: 'silent',
-  })
-  server = await startRedisServer({ who: "@vega/job-otel's dedupe tests" })
-  redis = new Redis(server.url)
-})
-
-afterAll(async () => {
-  for (const child of children) child.kill()
-  redis?.disconnect()
-  await server?.dispose()
-  rmSync(BUNDLE_DIR, { recursive: true, force: true })
-  disableContext()
-})
+afterAll(disableContext)
 
 /** Forks the leader process and waits until it is ready; `next(t)` resolves with its next message of type `t`. */
 async function startLeader(prefix: string) {
-  const child = fork(CHILD, [], {
-    stdio: 'inherit',
-    env: { ...process.env, JOB_OTEL_BUNDLE: BUNDLE },
-  })
-  children.push(child)
+  const child = processes.fork(CHILD)
   const next = <T>(type: string) =>
     new Promise<T>((resolve, reject) => {
       const onMessage = (message: { t: string }) => {
@@ -91,7 +60,7 @@ async function startLeader(prefix: string) {
       )
     })
   const ready = next('ready')
-  child.send({ cmd: 'init', url: server.url, prefix })
+  child.send({ cmd: 'init', url: processes.server.url, prefix })
   await ready
   return { child, next }
 }
@@ -100,7 +69,7 @@ async function startLeader(prefix: string) {
 async function followed(prefix: string): Promise<void> {
   // The joiner's acquire marks the key followed; polled, as the waiters themselves re-check.
   for (let i = 0; i < 1000; i++) {
-    if ((await redis.keys(`${prefix}:*:followers`)).length > 0) return
+    if ((await processes.redis.keys(`${prefix}:*:followers`)).length > 0) return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new Error('no caller followed the leader within 10 s')
@@ -108,7 +77,7 @@ async function followed(prefix: string): Promise<void> {
 
 function joinerSetup(prefix: string, leaderContext: LeaderContext | undefined) {
   const otel = createOtel()
-  const client = new Redis(server.url)
+  const client = new Redis(processes.server.url)
   const cluster = createRedisCoordination({ redis: client, prefix, leaseMs: 3_000, leaderContext })
   const runtime = createRuntime({ name: 'joiner', plugins: [installCoordination, cluster.plugin] })
   installTracing(runtime, { tracer: otel.tracer })

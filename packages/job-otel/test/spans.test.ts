@@ -1,41 +1,20 @@
 import { context, SpanKind, trace } from '@opentelemetry/api'
-import {
-  exhaustCoordinator,
-  installCoordination,
-  keepLatestCoordinator,
-  withCoordinator,
-} from '@vega/job-coordination'
-import {
-  createRuntime,
-  createTestClock,
-  debounce,
-  run,
-  settle,
-  TimeoutError,
-  withShaper,
-} from '@vega/job-core'
+import { exhaustCoordinator, keepLatestCoordinator, withCoordinator } from '@vega/job-coordination'
+import { createTestClock, debounce, run, settle, TimeoutError, withShaper } from '@vega/job-core'
 import { afterAll, describe, expect, it } from 'vitest'
-import { installTracing } from '../src/index.js'
 import {
-  createOtel,
   deferred,
   ERROR,
   eventNames,
   parentId,
   spanId,
+  traced,
   UNSET,
   useAsyncContext,
 } from './support.js'
 
 const disableContext = useAsyncContext()
 afterAll(disableContext)
-
-function traced(options: Parameters<typeof createRuntime>[0] = {}) {
-  const otel = createOtel()
-  const runtime = createRuntime({ plugins: [installCoordination], ...options })
-  const uninstall = installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
-  return { otel, runtime, uninstall }
-}
 
 describe('task and attempt spans', () => {
   it('names both spans after the label, INTERNAL, the task parented by the context at run()', async () => {

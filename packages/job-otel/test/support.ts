@@ -13,6 +13,9 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
+import { installCoordination } from '@vega/job-coordination'
+import { createRuntime } from '@vega/job-core'
+import { installTracing } from '../src/index.js'
 
 /** Keeps what the SDK collects in memory; `collect()` reads it on demand. */
 class CollectingReader extends MetricReader {
@@ -64,6 +67,14 @@ export function createOtel() {
 }
 
 export type Otel = ReturnType<typeof createOtel>
+
+/** A runtime with coordination, traced into a fresh {@link createOtel}. */
+export function traced(options: Parameters<typeof createRuntime>[0] = {}) {
+  const otel = createOtel()
+  const runtime = createRuntime({ plugins: [installCoordination], ...options })
+  const uninstall = installTracing(runtime, { tracer: otel.tracer, meter: otel.meter })
+  return { otel, runtime, uninstall }
+}
 
 /** Installs the AsyncLocalStorage context manager for one test file; returns its remover. */
 export function useAsyncContext(): () => void {

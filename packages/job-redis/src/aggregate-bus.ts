@@ -1,7 +1,6 @@
 import { hostname } from 'node:os'
 import { assertKnownKeys } from '@vega/job-core'
 import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
-import type { Redis } from 'ioredis'
 import type {
   AggregateBusConsumer,
   BusMessage,
@@ -17,9 +16,19 @@ import { RedisUnavailableError } from './errors.js'
 import { bounded } from './internal/bounded.js'
 import { BusConsumer } from './internal/bus/consumer.js'
 import { BusKeys } from './internal/bus/keys.js'
+import { commandStep, runByNode } from './internal/bus/nodes.js'
 import { resolveRetry } from './internal/bus/retry.js'
+import { busScripts } from './internal/bus/scripts.js'
+import type { RedisClient } from './internal/redis-io.js'
 
 const MAX_PARTITIONS = 16_384
+
+/** Orders stream entry ids (`<ms>-<seq>`) as Redis does. */
+function compareEntryIds(a: string, b: string): number {
+  const [aMs = 0, aSeq = 0] = a.split('-').map(Number)
+  const [bMs = 0, bSeq = 0] = b.split('-').map(Number)
+  return aMs - bMs || aSeq - bSeq
+}
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`
@@ -30,26 +39,21 @@ function describe(value: unknown): string {
   return String(value)
 }
 
-function checkRedis(redis: unknown): Redis {
+function checkRedis(redis: unknown): RedisClient {
   const where = 'createRedisAggregateBus(options)'
   if (redis === undefined || redis === null) {
     throw new TypeError(
-      `${where}: redis is missing; pass an ioredis client: { redis: new Redis(url), … }.`,
+      `${where}: redis is missing; pass an ioredis client: { redis: new Redis(url), … } (or a new Cluster(nodes)).`,
     )
   }
-  const client = redis as Partial<Redis>
+  const client = redis as Partial<RedisClient>
   if (
     typeof client.evalsha !== 'function' ||
     typeof client.duplicate !== 'function' ||
     typeof client.status !== 'string'
   ) {
     throw new TypeError(
-      `${where}: redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`,
-    )
-  }
-  if (client.isCluster === true) {
-    throw new TypeError(
-      `${where}: redis is a Redis Cluster client; the aggregate bus runs on one primary (its tick balances every partition in one script). Pass a client of one primary: new Redis(url).`,
+      `${where}: redis must be an ioredis client (new Redis(url) or new Cluster(nodes)), got ${describe(redis)}.`,
     )
   }
   if (client.status === 'end' || client.status === 'close') {
@@ -57,7 +61,7 @@ function checkRedis(redis: unknown): Redis {
       `${where}: redis is a closed client (status '${client.status}'); pass an open one: quit() and disconnect() end a client for good.`,
     )
   }
-  return redis as Redis
+  return redis as RedisClient
 }
 
 function checkInteger(
@@ -139,8 +143,10 @@ let consumers = 0
  * settled, and the id's next message starts only once that acknowledgement
  * is confirmed; a consumer that dies leaves its unacknowledged messages to
  * the next owner, which handles them first. A handler that keeps throwing
- * sends its message to the dead-letter stream; the id's later messages go
- * on. Throws `TypeError` / `RangeError` for bad options, before touching Redis.
+ * sends its message to its partition's dead-letter stream; the id's later
+ * messages go on. `redis` is a client of one primary or of a Redis Cluster
+ * (every step touches one slot). Throws `TypeError` / `RangeError` for bad
+ * options, before touching Redis.
  *
  * @example
  * ```ts
@@ -234,9 +240,9 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
       )
     }
     const partition = toGroupKey(id, partitions)
-    const stream = keys(aggregate).stream(partition)
+    const { stream, idle, wake } = keys(aggregate).partition(partition)
     return bounded('send', connectTimeoutMs, () =>
-      redis.xadd(stream, '*', 'i', id, 'b', text),
+      busScripts.send.run(redis, [stream, idle], [wake, id, text]),
     ).then((entryId) => ({ partition, entryId: entryId as string }))
   }
 
@@ -313,9 +319,21 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     const at = 'bus.deadLetters(aggregate, count)'
     checkAggregate(at, aggregate)
     checkInteger(at, 'count', count, 1, 1_000_000)
-    const entries = (await bounded('deadLetters', connectTimeoutMs, () =>
-      redis.xrange(keys(aggregate).dead, '-', '+', 'COUNT', count),
-    )) as [string, string[]][]
+    // One dead-letter stream per partition (its slot): the oldest `count` of them all, by entry id.
+    const dead = Array.from({ length: partitions }, (_, p) => keys(aggregate).partition(p).dead)
+    const outcomes = await runByNode(
+      redis,
+      'deadLetters',
+      connectTimeoutMs,
+      dead.map((key) => commandStep(key, 'xrange', key, '-', '+', 'COUNT', count)),
+    )
+    const entries: [string, string[]][] = []
+    for (const outcome of outcomes) {
+      if (!outcome.ok) throw outcome.error
+      entries.push(...(outcome.value as [string, string[]][]))
+    }
+    entries.sort(([a], [b]) => compareEntryIds(a, b))
+    entries.length = Math.min(entries.length, count)
     return entries.map(([deadId, fields]) => {
       const get = (name: string): string => {
         for (let i = 0; i < fields.length; i += 2)

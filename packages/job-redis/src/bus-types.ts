@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 import type { Codec } from './codec.js'
 
 /**
@@ -10,8 +10,12 @@ import type { Codec } from './codec.js'
  * ```
  */
 export interface RedisAggregateBusOptions {
-  /** An open ioredis client to the primary. The bus never closes it; each consumer opens one duplicate for its blocking reads. */
-  redis: Redis
+  /**
+   * An open ioredis client: of one primary (`new Redis(url)`) or of a Redis
+   * Cluster (`new Cluster(nodes)`). The bus never closes it; each consumer
+   * opens one duplicate for its sharded pub/sub wake-ups.
+   */
+  redis: Redis | Cluster
   /** Starts every key; producers and consumers of a bus share it. Non-empty, no whitespace. */
   prefix: string
   /**
@@ -247,7 +251,7 @@ export interface AggregateBusConsumer {
 }
 
 /**
- * One entry of the dead-letter stream.
+ * One entry of a dead-letter stream (one per partition).
  *
  * @example
  * ```ts
@@ -255,7 +259,7 @@ export interface AggregateBusConsumer {
  * ```
  */
 export interface DeadLetter<B = unknown> {
-  /** The dead-letter stream's entry id. */
+  /** The entry id in its partition's dead-letter stream. */
   readonly deadId: string
   readonly aggregate: string
   readonly id: string
@@ -287,6 +291,6 @@ export interface RedisAggregateBus {
     handler: DeliveryHandler<B>,
     options?: ConsumeOptions,
   ): AggregateBusConsumer
-  /** The oldest `count` (default 100) entries of the aggregate's dead-letter stream. */
+  /** The oldest `count` (default 100) dead letters of the aggregate, over every partition's dead-letter stream, by entry id. */
   deadLetters<B = unknown>(aggregate: string, count?: number): Promise<DeadLetter<B>[]>
 }

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Redis } from 'ioredis'
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
+import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkLogs, readLogs, startBusWorker } from './bus-processes.js'
+import { partitionKey } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, uniquePrefix } from './support.js'
 import type { Worker } from './workers.js'
@@ -11,36 +13,64 @@ import type { Worker } from './workers.js'
 const now = () => Number(process.hrtime.bigint()) / 1e6
 
 let server: RedisServer
+let nodes: RedisClusterNodes
 let redis: Redis
+let cluster: Cluster
 let dir: string
 const workers: Worker[] = []
 
 beforeAll(async () => {
-  server = await startRedisServer()
+  ;[server, nodes] = await Promise.all([startRedisServer(), startRedisCluster()])
   redis = new Redis(server.url, { maxRetriesPerRequest: null })
+  cluster = new Cluster(
+    nodes.ports.map((port) => ({ host: '127.0.0.1', port })),
+    { redisOptions: { maxRetriesPerRequest: null } },
+  )
+  cluster.on('error', () => {})
   dir = mkdtempSync(join(tmpdir(), 'vega-job-bus-'))
-})
+}, 60_000)
 
 afterAll(async () => {
   for (const worker of workers) if (worker.child.exitCode === null) worker.kill('SIGKILL')
   redis.disconnect()
-  await server.dispose()
+  cluster.disconnect()
+  await Promise.all([server.dispose(), nodes?.dispose()])
   rmSync(dir, { recursive: true, force: true })
 })
+
+/** Where the forked workers run: one primary, or a 3-primary cluster. */
+interface Where {
+  readonly name: string
+  /** The worker options that point at it. */
+  at(): { url: string; cluster?: readonly number[] }
+  client(): Redis | Cluster
+}
+
+const targets: Where[] = [
+  { name: 'one primary', at: () => ({ url: server.url }), client: () => redis },
+  {
+    name: 'a 3-primary cluster',
+    at: () => ({ url: '', cluster: nodes.ports }),
+    client: () => cluster,
+  },
+]
 
 function latest(worker: Worker, kind: string) {
   const list = worker.of(kind)
   return list[list.length - 1]
 }
 
-async function lag(prefix: string, partitions: number): Promise<number> {
-  const pipeline = redis.pipeline()
-  for (let p = 0; p < partitions; p++) pipeline.xlen(`${prefix}:bus:sales.Order:p:${p}`)
-  const replies = (await pipeline.exec()) ?? []
-  return replies.reduce((sum, [, n]) => sum + Number(n), 0)
+async function lag(where: Where, prefix: string, partitions: number): Promise<number> {
+  const client = where.client()
+  const lengths = await Promise.all(
+    Array.from({ length: partitions }, (_, p) =>
+      client.xlen(partitionKey(prefix, 'sales.Order', p, 'p')),
+    ),
+  )
+  return lengths.reduce((sum, n) => sum + n, 0)
 }
 
-describe('the aggregate bus across processes', () => {
+describe.each(targets)('the aggregate bus across processes, on $name', (where) => {
   it('3 consumers and a producer, 20k messages over 500 ids, one consumer SIGKILLed mid-run and another started', async () => {
     const prefix = uniquePrefix()
     const partitions = 32
@@ -51,14 +81,14 @@ describe('the aggregate bus across processes', () => {
     const startConsumer = async () => {
       const log = join(dir, `${prefix}-${logs.length}.log`)
       logs.push(log)
-      const worker = await startBusWorker({ url: server.url, prefix, partitions, leaseMs, log })
+      const worker = await startBusWorker({ ...where.at(), prefix, partitions, leaseMs, log })
       workers.push(worker)
       worker.child.send({ cmd: 'consume', parallelism: 16, handlerMs: 1 })
       await worker.waitFor((m) => m.t === 'consuming', 10_000, 'consume')
       return worker
     }
     const consumers = [await startConsumer(), await startConsumer(), await startConsumer()]
-    const producer = await startBusWorker({ url: server.url, prefix, partitions, leaseMs })
+    const producer = await startBusWorker({ ...where.at(), prefix, partitions, leaseMs })
     workers.push(producer)
     producer.child.send({ cmd: 'produce', ids, perId })
 
@@ -76,7 +106,7 @@ describe('the aggregate bus across processes', () => {
 
     await producer.waitFor((m) => m.t === 'produced', 60_000, 'all sent')
     await eventually(
-      async () => (await lag(prefix, partitions)) === 0,
+      async () => (await lag(where, prefix, partitions)) === 0,
       60_000,
       'every message acknowledged',
     )
@@ -113,9 +143,9 @@ describe('the aggregate bus across processes', () => {
     const logA = join(dir, `${prefix}-a.log`)
     const logB = join(dir, `${prefix}-b.log`)
     const logs = [logA, logB]
-    const a = await startBusWorker({ url: server.url, prefix, partitions, leaseMs, log: logA })
+    const a = await startBusWorker({ ...where.at(), prefix, partitions, leaseMs, log: logA })
     workers.push(a)
-    const producer = await startBusWorker({ url: server.url, prefix, partitions, leaseMs })
+    const producer = await startBusWorker({ ...where.at(), prefix, partitions, leaseMs })
     workers.push(producer)
     producer.child.send({ cmd: 'produce', ids: ['slow', 'x', 'y'], perId: 3 })
     await producer.waitFor((m) => m.t === 'produced', 10_000, 'sent')
@@ -125,11 +155,11 @@ describe('the aggregate bus across processes', () => {
     await eventually(() => readLogs([logA]).some((l) => l.kind === 'E'), 10_000, 'a entered')
     a.kill('SIGSTOP')
     const pausedAt = now()
-    const b = await startBusWorker({ url: server.url, prefix, partitions, leaseMs, log: logB })
+    const b = await startBusWorker({ ...where.at(), prefix, partitions, leaseMs, log: logB })
     workers.push(b)
     b.child.send({ cmd: 'consume', parallelism: 4 })
     await eventually(
-      async () => (await lag(prefix, partitions)) === 0,
+      async () => (await lag(where, prefix, partitions)) === 0,
       20_000,
       'b handled everything',
     )

@@ -6,7 +6,10 @@ import { Worker } from './workers.js'
 const SCRIPT = fileURLToPath(new URL('./children/bus-worker.mjs', import.meta.url))
 
 export interface BusWorkerOptions {
+  /** One primary's URL; ignored when `cluster` is given. */
   url: string
+  /** The ports of a Redis Cluster's nodes: the worker's client is an ioredis Cluster. */
+  cluster?: readonly number[]
   prefix: string
   partitions: number
   leaseMs: number

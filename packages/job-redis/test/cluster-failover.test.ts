@@ -8,10 +8,10 @@
 
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FencingToken, fencingToken, LeaseLostError } from '../src/index.js'
-import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
 import { type Setup, setup } from './support.js'
 
 let nodes: RedisClusterNodes

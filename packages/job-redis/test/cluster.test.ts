@@ -5,6 +5,7 @@
 
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -14,7 +15,6 @@ import {
   LeaseLostError,
   RedisUnavailableError,
 } from '../src/index.js'
-import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
 import { runFacts, type Setup, setup } from './support.js'
 
 let nodes: RedisClusterNodes

@@ -4,10 +4,10 @@
 
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertLease, fencingToken, LeaseLostError, RedisUnavailableError } from '../src/index.js'
-import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, type Setup, setup, uniquePrefix } from './support.js'
 import { startWorkers, type Worker } from './workers.js'

@@ -1,9 +1,10 @@
 // redis.md §1, the table: each row with 2–4 forked Node processes (one
 // runtime each, the built package), checked from what the bodies report;
 // once on one primary, once on a Redis Cluster of three primaries.
+
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
 import { startRedisServer } from './redis-server.js'
 import { uniquePrefix } from './support.js'
 import { intervals, maxOverlap, startWorkers, type Worker } from './workers.js'

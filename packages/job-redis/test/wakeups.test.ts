@@ -10,9 +10,9 @@
 
 import { withCoordinator } from '@vega/job-coordination'
 import { type Runtime, run, settle, shutdown } from '@vega/job-core'
+import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RedisClusterNodes, startRedisCluster } from './redis-cluster.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { type Setup, setup } from './support.js'
 

@@ -63,6 +63,8 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
   },
 )
 
+const ROUTE_KEYS: readonly string[] = ['aggregate', 'id']
+
 /**
  * Binds a taskFn to an aggregate: tasks run from it are ordered per
  * aggregate id (one at a time per group, in `run()` order) on the named
@@ -79,8 +81,6 @@ export const aggregateTag: TaskTag<AggregateBinding> = createTaskTag<AggregateBi
  * await run(runtime, withAggregate(handleCommand, { aggregate: 'sales.Order', id: orderId }))
  * ```
  */
-const ROUTE_KEYS: readonly string[] = ['aggregate', 'id']
-
 export function withAggregate<T>(taskFn: TaskFn<T>, route: AggregateRoute): TaskFn<T> {
   if (typeof taskFn !== 'function') {
     throw new TypeError(

@@ -40,16 +40,28 @@ export interface RowFilter {
 export type Grouping = 'key' | 'label' | 'none'
 
 /**
- * The panel's model: envelopes wait in `pending` until `flush()` (once per
- * animation frame) reduces them with the protocol's reducer, then retention
- * trims what is over the limits and counts what it trimmed. Nothing here
- * touches the DOM.
+ * Envelopes waiting to be reduced, as they arrived: whole batches, so a
+ * waiting envelope costs no object of its own. `recording` names the session
+ * of a loaded recording; live envelopes go to the session of their `sid`.
+ */
+interface PendingBatch {
+  readonly envelopes: readonly Envelope[]
+  readonly recording: string | undefined
+  /** The first envelope of the batch not reduced yet. */
+  next: number
+}
+
+/**
+ * The panel's model: envelopes wait in `pending` until `flush()` reduces
+ * them with the protocol's reducer, then retention trims what is over the
+ * limits and counts what it trimmed. Nothing here touches the DOM.
  */
 export class PanelModel {
   readonly sessions: Map<string, PanelSession> = new Map()
   /** Bumped by every flush that changed something; the UI redraws on change. */
   revision = 0
-  private pending: Array<{ readonly envelope: Envelope; readonly key: string }> = []
+  private pending: PendingBatch[] = []
+  private waiting = 0
   private recordings = 0
 
   constructor(
@@ -58,13 +70,16 @@ export class PanelModel {
     private readonly onJoin: (key: string) => void = () => {},
   ) {}
 
+  /** Envelopes queued and not reduced yet. */
   get pendingCount(): number {
-    return this.pending.length
+    return this.waiting
   }
 
   /** Queues a live batch; nothing is reduced until {@link flush}. */
   enqueue(batch: readonly Envelope[]): void {
-    for (const envelope of batch) this.pending.push({ envelope, key: envelope.sid })
+    if (batch.length === 0) return
+    this.pending.push({ envelopes: batch, recording: undefined, next: 0 })
+    this.waiting += batch.length
   }
 
   /**
@@ -73,48 +88,62 @@ export class PanelModel {
    */
   enqueueRecording(envelopes: readonly Envelope[]): string[] {
     this.recordings += 1
+    const recording = `recording ${this.recordings}`
     const keys = new Set<string>()
-    for (const envelope of envelopes) {
-      const key = `${envelope.sid} · recording ${this.recordings}`
-      keys.add(key)
-      this.pending.push({ envelope, key })
+    for (const envelope of envelopes) keys.add(recordingKey(envelope.sid, recording))
+    if (envelopes.length > 0) {
+      this.pending.push({ envelopes, recording, next: 0 })
+      this.waiting += envelopes.length
     }
     return [...keys]
   }
 
   /**
    * Reduces what is pending, at most `limit` envelopes (the oldest first);
-   * returns whether anything changed.
+   * returns whether anything changed. A backlog reduced over several calls
+   * ends in the same model as reducing it in one: retention trims only once
+   * nothing is pending.
    */
   flush(limit: number = Number.POSITIVE_INFINITY): boolean {
-    if (this.pending.length === 0) return false
-    const pending = limit >= this.pending.length ? this.pending : this.pending.slice(0, limit)
-    this.pending = pending === this.pending ? [] : this.pending.slice(limit)
+    if (this.waiting === 0) return false
+    let budget = limit
     let run: Envelope[] = []
     let runKey: string | undefined
     const reduceRun = (): void => {
       if (runKey !== undefined && run.length > 0) this.apply(runKey, run)
       run = []
     }
-    for (const { envelope, key } of pending) {
-      const existing = this.sessions.get(key)
-      // A producer that reconnects starts again at seq 1 with a new hello:
-      // the same session goes on, from its new sequence.
-      const restarted =
-        existing !== undefined &&
-        envelope.e.type === 'session:hello' &&
-        envelope.seq <= existing.held.meta.lastSeq
-      if (key !== runKey || existing === undefined || restarted) {
-        reduceRun()
-        runKey = key
-        if (existing === undefined) this.open(key, envelope)
-        else if (restarted)
-          existing.held.meta = { ...existing.held.meta, lastSeq: envelope.seq - 1 }
+    while (budget > 0 && this.pending.length > 0) {
+      const batch = this.pending[0] as PendingBatch
+      const end = Math.min(batch.envelopes.length, batch.next + budget)
+      for (let index = batch.next; index < end; index += 1) {
+        const envelope = batch.envelopes[index] as Envelope
+        const key =
+          batch.recording === undefined ? envelope.sid : recordingKey(envelope.sid, batch.recording)
+        const existing = this.sessions.get(key)
+        // A producer that reconnects starts again at seq 1 with a new hello:
+        // the same session goes on, from its new sequence.
+        const restarted =
+          existing !== undefined &&
+          envelope.e.type === 'session:hello' &&
+          envelope.seq <= existing.held.meta.lastSeq
+        if (key !== runKey || existing === undefined || restarted) {
+          reduceRun()
+          runKey = key
+          if (existing === undefined) this.open(key, envelope)
+          else if (restarted)
+            existing.held.meta = { ...existing.held.meta, lastSeq: envelope.seq - 1 }
+        }
+        run.push(envelope)
       }
-      run.push(envelope)
+      budget -= end - batch.next
+      this.waiting -= end - batch.next
+      batch.next = end
+      if (end === batch.envelopes.length) this.pending.shift()
     }
     reduceRun()
-    for (const panelSession of this.sessions.values()) this.trim(panelSession)
+    if (this.waiting === 0)
+      for (const panelSession of this.sessions.values()) this.trim(panelSession)
     this.revision += 1
     return true
   }
@@ -123,6 +152,7 @@ export class PanelModel {
   clear(): void {
     this.sessions.clear()
     this.pending = []
+    this.waiting = 0
     this.revision += 1
   }
 
@@ -269,7 +299,11 @@ export class PanelModel {
       held.tasks.delete(id)
       held.trimmed.add(id)
     }
-    held.order = held.order.filter((id) => !drop.has(id))
+    // Usually the dropped tasks are the oldest ones, at the front of the order.
+    let prefix = 0
+    while (prefix < held.order.length && drop.has(held.order[prefix] as number)) prefix += 1
+    if (prefix === drop.size) held.order.splice(0, prefix)
+    else held.order = held.order.filter((id) => !drop.has(id))
     panelSession.trimmedTasks += drop.size
     // The ids of trimmed tasks are remembered for a while (late events about
     // them are ignored), not forever: past 10× the retention the oldest go.
@@ -281,6 +315,10 @@ export class PanelModel {
       }
     }
   }
+}
+
+function recordingKey(sid: string, recording: string): string {
+  return `${sid} · ${recording}`
 }
 
 function searchText(task: TaskTimeline): string {

@@ -19,7 +19,13 @@ export interface PanelHost {
 
 /** The UI, once loaded. */
 export interface PanelView {
-  /** Redraws what changed; called at most once per animation frame, only while open. */
-  render(): void
+  /**
+   * Redraws what changed, in an animation frame, only while open: what the
+   * user changed always, new data only when `withData` (the host draws new
+   * data at a lower rate than frames). Returns whether it drew anything.
+   */
+  render(withData: boolean): boolean
+  /** Whether everything the model holds is drawn. */
+  isCurrent(): boolean
   destroy(): void
 }

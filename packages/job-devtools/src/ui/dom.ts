@@ -24,3 +24,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 export function setText(node: HTMLElement, text: string): void {
   if (node.textContent !== text) node.textContent = text
 }
+
+/** Sets a `data-*` attribute only when it changed: an unchanged one costs no style work. */
+export function setData(node: HTMLElement, key: string, value: string): void {
+  if (node.dataset[key] !== value) node.dataset[key] = value
+}
+
+/** Sets an inline style property only when it changed. */
+export function setStyle(node: HTMLElement, property: 'height' | 'top', value: string): void {
+  if (node.style[property] !== value) node.style[property] = value
+}

@@ -1,6 +1,6 @@
 import { type Lane, lanes, type TaskTimeline } from '@vega/job-devtools-protocol'
 import type { PanelSession } from '../internal/model.js'
-import { el, setText } from './dom.js'
+import { el, setData, setStyle, setText } from './dom.js'
 
 export const ROW_HEIGHT = 20
 const LABEL_WIDTH = 220
@@ -142,8 +142,8 @@ export class LanesView {
 
   render(frame: LanesFrame): void {
     const { height, width, scrollTop } = this.geometry
-    this.viewport.style.height = `${height}px`
-    this.spacer.style.height = `${Math.max(0, frame.rows.length * ROW_HEIGHT - height)}px`
+    setStyle(this.viewport, 'height', `${height}px`)
+    setStyle(this.spacer, 'height', `${Math.max(0, frame.rows.length * ROW_HEIGHT - height)}px`)
     const first = Math.floor(scrollTop / ROW_HEIGHT)
     const offset = -(scrollTop % ROW_HEIGHT)
     const count = Math.min(frame.rows.length - first, Math.ceil(height / ROW_HEIGHT) + 1)
@@ -165,8 +165,9 @@ export class LanesView {
 
   private renderLabels(frame: LanesFrame, visible: readonly TaskTimeline[], offset: number): void {
     while (this.pool.length < visible.length) {
+      // Two texts a row (id with label, and state): each text the browser
+      // lays out anew when a row shows another task.
       const row = el('div', { className: 'row' }, [
-        el('span', { className: 'id' }),
         el('span', { className: 'label' }),
         el('span', { className: 'state' }),
       ])
@@ -177,19 +178,21 @@ export class LanesView {
     this.pool.forEach((row, index) => {
       const task = visible[index]
       if (task === undefined) {
-        row.hidden = true
+        if (!row.hidden) row.hidden = true
         row.removeAttribute('data-task-id')
         return
       }
-      row.hidden = false
-      row.style.top = `${offset + index * ROW_HEIGHT}px`
-      row.dataset.taskId = String(task.id)
-      row.dataset.state = task.state
+      if (row.hidden) row.hidden = false
+      setStyle(row, 'top', `${offset + index * ROW_HEIGHT}px`)
+      setData(row, 'taskId', String(task.id))
+      setData(row, 'state', task.state)
       row.classList.toggle('selected', task.id === frame.selected)
-      const [id, label, state] = row.children as unknown as [HTMLElement, HTMLElement, HTMLElement]
-      setText(id, `#${task.id}`)
+      const [label, state] = row.children as unknown as [HTMLElement, HTMLElement]
       const name = task.label ?? task.key ?? '(no label)'
-      setText(label, frame.showKey && task.key !== undefined ? `${name} · ${task.key}` : name)
+      setText(
+        label,
+        `#${task.id} ${frame.showKey && task.key !== undefined ? `${name} · ${task.key}` : name}`,
+      )
       setText(state, task.lost === true ? `${task.state} (lost)` : task.state)
     })
   }
@@ -232,7 +235,7 @@ export class LanesView {
     if (this.canvas.height !== Math.round(height * ratio)) {
       this.canvas.height = Math.round(height * ratio)
     }
-    this.canvas.style.height = `${height}px`
+    setStyle(this.canvas, 'height', `${height}px`)
     const ctx = this.canvas.getContext('2d')
     if (ctx === null) return
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0)

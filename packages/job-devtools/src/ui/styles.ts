@@ -32,7 +32,6 @@ input[type='text'], input[type='search'] { width: 110px; }
 .row[hidden], .log-row[hidden] { display: none; }
 .row:hover { background: #20242e; }
 .row.selected { background: #2b3a55; }
-.row .id { color: #8b93a6; font-variant-numeric: tabular-nums; }
 .row .label { overflow: hidden; text-overflow: ellipsis; flex: 1 1 auto; }
 .row .state { font-size: 11px; color: #aab2c5; }
 .row .group { color: #6aa9ff; font-size: 11px; }
@@ -46,10 +45,8 @@ canvas { display: block; flex: 1 1 auto; min-width: 0; cursor: grab; }
 .details ol { margin: 0; padding-left: 18px; }
 .details button.link { height: auto; padding: 0 4px; color: #8cc4ff; background: none; border: none; text-decoration: underline; }
 .log { position: relative; flex: 1 1 auto; overflow-y: auto; font: 11px/18px ui-monospace, monospace; contain: strict; }
-.log-row { position: absolute; left: 0; right: 0; height: 18px; contain: strict; padding: 0 6px; white-space: nowrap; overflow: hidden; cursor: pointer; }
+.log-row { position: absolute; left: 0; right: 0; height: 18px; contain: strict; padding: 0 6px; white-space: pre; overflow: hidden; cursor: pointer; }
 .log-row:hover { background: #20242e; }
 .log-row.selected { background: #2b3a55; }
-.log-row .seq { color: #8b93a6; display: inline-block; width: 56px; }
-.log-row .ts { color: #8b93a6; display: inline-block; width: 72px; }
 .empty { padding: 12px; color: #8b93a6; }
 `

@@ -2,7 +2,7 @@ import { formatNdjson } from '@vega/job-devtools-protocol'
 import { type Grouping, type RowFilter, TERMINAL_STATES } from '../internal/model.js'
 import type { PanelHost, PanelView } from '../internal/view-contract.js'
 import { DetailsView } from './details.js'
-import { el, setText } from './dom.js'
+import { el, setData, setText } from './dom.js'
 import { LanesView } from './lanes.js'
 import { LogView } from './log.js'
 import { PANEL_CSS } from './styles.js'
@@ -36,6 +36,8 @@ export function createView(host: PanelHost): PanelView {
   let grouping: Grouping = 'none'
   let drawnRevision = -1
   let uiDirty = true
+  /** The log still shows the data before the last drawing: it is drawn in the next frame. */
+  let logBehind = false
   const touch = (): void => {
     uiDirty = true
     host.invalidate()
@@ -247,24 +249,47 @@ export function createView(host: PanelHost): PanelView {
       if (option.value !== key) option.value = key
       setText(option, text)
     })
-    if (selectedSession !== undefined) sessionPicker.value = selectedSession
+    if (selectedSession !== undefined && sessionPicker.value !== selectedSession)
+      sessionPicker.value = selectedSession
     const state = host.connectionState()
     if (connection.dataset.connection !== state) connection.dataset.connection = state
     setText(connection, paused ? `${state} · paused` : state)
     const lastLoad = host.lastLoad()
-    loadBanner.hidden = lastLoad === undefined || lastLoad.errors.length === 0
-    if (lastLoad !== undefined && lastLoad.errors.length > 0) {
-      loadBanner.textContent = `Recording: kept ${lastLoad.envelopes} envelopes; could not read ${lastLoad.errors
-        .map((error) => `line ${error.line} (${error.message})`)
-        .join('; ')}`
+    const loadFailed = lastLoad !== undefined && lastLoad.errors.length > 0
+    if (loadBanner.hidden === loadFailed) loadBanner.hidden = !loadFailed
+    if (lastLoad !== undefined && loadFailed) {
+      setText(
+        loadBanner,
+        `Recording: kept ${lastLoad.envelopes} envelopes; could not read ${lastLoad.errors
+          .map((error) => `line ${error.line} (${error.message})`)
+          .join('; ')}`,
+      )
     }
   }
 
   return {
-    render() {
-      if (!uiDirty && drawnRevision === model.revision) return
-      if (paused && !uiDirty) return
+    render(withData) {
+      const dataNew = withData && !paused && drawnRevision !== model.revision
+      if (!uiDirty && !dataNew) {
+        if (!logBehind) return false
+        // The second half of a drawing of new data: the log, a frame after the lanes.
+        logBehind = false
+        logView.measure()
+        const session =
+          selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+        logView.place(session?.log.size ?? 0)
+        if (session !== undefined) {
+          logView.render(session, selectedTask)
+          detailsView.render(session, selectedTask)
+        }
+        logView.commitScroll()
+        return true
+      }
+      // New data alone is drawn over two frames (each lays out half the
+      // texts); what the user changed, in one.
+      const split = !uiDirty
       uiDirty = false
+      logBehind = false
       drawnRevision = model.revision
       // Every layout read first, then only writes: one layout per frame.
       lanesView.measure()
@@ -276,9 +301,10 @@ export function createView(host: PanelHost): PanelView {
       renderHeader()
       if (session === undefined) {
         gapBanner.hidden = true
-        for (const cell of countCells.values()) cell.textContent = '0'
+        for (const cell of countCells.values()) setText(cell, '0')
         lanesView.clear()
-        return
+        logView.commitScroll()
+        return true
       }
       const lost = model.lostInGaps(session.key)
       const parts: string[] = []
@@ -286,9 +312,9 @@ export function createView(host: PanelHost): PanelView {
       if (session.trimmedTasks > 0) parts.push(`${session.trimmedTasks} tasks trimmed by retention`)
       if (session.log.trimmed > 0)
         parts.push(`${session.log.trimmed} older events dropped from the log`)
-      gapBanner.hidden = parts.length === 0
-      gapBanner.dataset.gap = String(lost)
-      gapBanner.dataset.trimmed = String(session.trimmedTasks)
+      if (gapBanner.hidden !== (parts.length === 0)) gapBanner.hidden = parts.length === 0
+      setData(gapBanner, 'gap', String(lost))
+      setData(gapBanner, 'trimmed', String(session.trimmedTasks))
       setText(gapBanner, parts.length === 0 ? '' : `⚠ ${parts.join(' · ')}`)
       const live = model.liveCounts(session.key)
       for (const state of LIVE_STATES) setCount(countCells.get(state), live[state] ?? 0)
@@ -297,8 +323,18 @@ export function createView(host: PanelHost): PanelView {
       setCount(throughput, model.throughput(session.key))
       const rows = model.rows(session.key, filter, grouping)
       lanesView.render({ session, rows, selected: selectedTask, showKey: grouping === 'key' })
+      if (split) {
+        logBehind = true
+        host.invalidate()
+        return true
+      }
       logView.render(session, selectedTask)
       detailsView.render(session, selectedTask)
+      logView.commitScroll()
+      return true
+    },
+    isCurrent() {
+      return !uiDirty && !logBehind && (paused || drawnRevision === model.revision)
     },
     destroy() {
       style.remove()

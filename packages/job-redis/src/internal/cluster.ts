@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
-import type { Cluster as IORedisCluster } from 'ioredis'
 import type { Codec } from '../codec.js'
 import type { LeaderContext } from '../leader-context.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
 import type { RedisClient, RedisIO } from './redis-io.js'
+import { openShardedSubscriber } from './sharded-subscriber.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
 
 export interface Located {
@@ -100,17 +100,9 @@ export class Cluster implements WaiterRegistry {
    */
   listen(): void {
     if (this.subscriber !== undefined || this.io.redis.status === 'end') return
-    const subscriber = this.io.onCluster
-      ? (this.io.redis as IORedisCluster).duplicate([], { shardedSubscribers: true })
-      : this.io.redis.duplicate()
-    this.subscriber = subscriber
-    // Errors surface as calls that time out; an unheard message costs at most one polling floor.
-    subscriber.on('error', () => {})
-    // An auxiliary connection: it never keeps the process alive on its own.
-    subscriber.on('connect', () =>
-      (subscriber as { stream?: { unref?(): void } }).stream?.unref?.(),
+    this.subscriber = openShardedSubscriber(this.io.redis, (channel, message) =>
+      this.hear(channel, message),
     )
-    subscriber.on('smessage', (channel: string, message: string) => this.hear(channel, message))
   }
 
   /**

@@ -4,7 +4,7 @@
 // the system-wide monotonic clock every process on the machine shares.
 
 import { openSync, writeSync } from 'node:fs'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { createRedisAggregateBus } from '../../dist/index.js'
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
@@ -31,7 +31,14 @@ async function handle(delivery) {
 
 process.on('message', async (message) => {
   if (message.cmd === 'init') {
-    redis = new Redis(message.url, { maxRetriesPerRequest: null })
+    // `cluster`: the ports of a Redis Cluster's nodes; else one primary at `url`.
+    redis =
+      message.cluster === undefined
+        ? new Redis(message.url, { maxRetriesPerRequest: null })
+        : new Cluster(
+            message.cluster.map((port) => ({ host: '127.0.0.1', port })),
+            { redisOptions: { maxRetriesPerRequest: null } },
+          )
     redis.on('error', () => {})
     bus = createRedisAggregateBus({
       redis,

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis'
-import { bounded } from '../bounded.js'
 import { type Deferred, deferred } from '../deferred.js'
+import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
+import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
@@ -19,16 +19,17 @@ interface Batch {
 
 /**
  * Acknowledges handled entries in batches: every ack requested while one
- * round trip is in flight goes in the next, one script call for all
- * partitions. Each ack is fenced by its partition's token on the server.
- * Every round trip is bounded by connectTimeoutMs.
+ * round trip is in flight goes in the next: one script call for all
+ * partitions on one primary, one per partition (its slot) on a cluster, one
+ * pipeline per node. Each ack is fenced by its partition's
+ * token on the server. Every round trip is bounded by connectTimeoutMs.
  */
 export class Acker {
   private pending = new Map<OwnedPartition, Batch>()
   private flushing = false
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly connectTimeoutMs: number,
     private readonly failed: (error: unknown) => void,
   ) {}
@@ -49,31 +50,31 @@ export class Acker {
   }
 
   private readonly flush = (): void => {
-    const batches = this.pending
+    const batches = sameSlotBatches(this.redis, [...this.pending])
     this.pending = new Map()
-    const keys: string[] = []
-    const args: string[] = [GROUP]
-    const order: Batch[] = []
-    for (const [partition, batch] of batches) {
-      keys.push(partition.own, partition.stream)
-      args.push(partition.token, String(batch.ids.length), ...batch.ids)
-      order.push(batch)
-    }
-    bounded('ack', this.connectTimeoutMs, () => busScripts.ack.run(this.redis, keys, args)).then(
-      (reply) => {
-        const flags = reply as number[]
-        order.forEach((batch, index) => {
-          batch.verdict.resolve(flags[index] === 1 ? 'acked' : 'refused')
+    const steps = batches.map((batch) => {
+      const keys: string[] = []
+      const args: string[] = [GROUP]
+      for (const [partition, { ids }] of batch) {
+        keys.push(partition.own, partition.stream)
+        args.push(partition.token, String(ids.length), ...ids)
+      }
+      return scriptStep(busScripts.ack, keys, args)
+    })
+    void runByNode(this.redis, 'ack', this.connectTimeoutMs, steps).then((outcomes) => {
+      let failed = false
+      batches.forEach((batch, k) => {
+        const outcome = outcomes[k] as Outcome
+        if (!outcome.ok && !failed) this.failed(outcome.error)
+        failed ||= !outcome.ok
+        batch.forEach(([, { verdict }], j) => {
+          // Not known to have counted: the entries stay pending for the next owner.
+          if (!outcome.ok) verdict.resolve('unconfirmed')
+          else verdict.resolve((outcome.value as number[])[j] === 1 ? 'acked' : 'refused')
         })
-        this.next()
-      },
-      (error: unknown) => {
-        // Not known to have counted: the entries stay pending for the next owner.
-        this.failed(error)
-        for (const batch of order) batch.verdict.resolve('unconfirmed')
-        this.next()
-      },
-    )
+      })
+      this.next()
+    })
   }
 
   private next(): void {

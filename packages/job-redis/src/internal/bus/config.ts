@@ -1,12 +1,12 @@
 import type { NamedAggregate } from '@vega/job-scheduler'
-import type { Redis } from 'ioredis'
 import type { Codec } from '../../codec.js'
+import type { RedisClient } from '../redis-io.js'
 import type { BusKeys } from './keys.js'
 import type { ResolvedRetry } from './retry.js'
 
 /** Everything one consumer is made with, checked by `bus.consume`. */
 export interface ConsumerConfig {
-  readonly redis: Redis
+  readonly redis: RedisClient
   readonly keys: BusKeys
   readonly aggregate: string
   readonly named: NamedAggregate

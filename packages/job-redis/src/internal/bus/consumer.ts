@@ -7,12 +7,14 @@ import type {
   StopOptions,
   StopReport,
 } from '../../bus-types.js'
-import { bounded, pause } from '../bounded.js'
+import { pause } from '../bounded.js'
 import { deferred } from '../deferred.js'
 import type { ConsumerConfig } from './config.js'
 import { Handling } from './handling.js'
 import { Membership } from './membership.js'
+import { commandStep, type Outcome, runByNode, type Step } from './nodes.js'
 import { type RawEntry, Reader } from './reader.js'
+import { Wakeups } from './wakeups.js'
 
 export type { ConsumerConfig } from './config.js'
 
@@ -34,6 +36,7 @@ export class BusConsumer implements AggregateBusConsumer {
   private readonly membership: Membership
   private readonly reader: Reader
   private readonly handling: Handling
+  private readonly wakeups: Wakeups
   private phase: Phase = 'running'
   private idle: (() => void) | undefined
   private stopping: Promise<StopReport> | undefined
@@ -46,9 +49,11 @@ export class BusConsumer implements AggregateBusConsumer {
     this.membership = new Membership(config, {
       wantsPartitions: () => this.phase === 'running',
       changed: () => {
+        this.wakeups?.sync(this.membership.owned())
         this.reader?.poke()
         this.checkIdle()
       },
+      ticked: () => this.wakeups?.sync(this.membership.owned()),
       report,
     })
     this.handling = new Handling(
@@ -67,6 +72,10 @@ export class BusConsumer implements AggregateBusConsumer {
       (p, entry, attempt) => this.handling.dispatch(p, entry, attempt),
       report,
     )
+    this.wakeups = new Wakeups(config.redis, config.keys.ctl, config.id, {
+      membershipChanged: () => void this.membership.tick(),
+      woke: (p) => this.reader.woke(p),
+    })
     void this.membership.tick()
   }
 
@@ -100,19 +109,17 @@ export class BusConsumer implements AggregateBusConsumer {
   async stats(): Promise<ConsumerStats> {
     const parts = this.membership.owned()
     const { redis, connectTimeoutMs } = this.config
-    const replies = await bounded('stats', connectTimeoutMs, async () => {
-      const pipeline = redis.pipeline()
-      pipeline.time()
-      for (const p of parts) {
-        pipeline.xlen(p.stream)
-        pipeline.xrange(p.stream, '-', '+', 'COUNT', 1)
-      }
-      return (await pipeline.exec()) ?? []
-    })
+    // The server's time once (from the membership's node), each partition's length and oldest entry from its own.
+    const steps: Step[] = [commandStep(this.config.keys.members, 'time')]
+    for (const p of parts) {
+      steps.push(commandStep(p.stream, 'xlen', p.stream))
+      steps.push(commandStep(p.stream, 'xrange', p.stream, '-', '+', 'COUNT', 1))
+    }
+    const replies = await runByNode(redis, 'stats', connectTimeoutMs, steps)
     const value = (index: number): unknown => {
-      const [error, result] = replies[index] ?? [null, null]
-      if (error) throw error
-      return result
+      const outcome = replies[index] as Outcome
+      if (!outcome.ok) throw outcome.error
+      return outcome.value
     }
     const [seconds, micros] = value(0) as [string, string]
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
@@ -198,7 +205,7 @@ export class BusConsumer implements AggregateBusConsumer {
     this.phase = 'stopped'
     this.membership.stop()
     this.handling.stop()
-    this.reader.close()
+    this.wakeups.close()
     // A read stuck on a silent Redis is not waited for past connectTimeoutMs; the wait's timer goes with it.
     const gaveUp = new AbortController()
     await Promise.race([this.reader.finished, pause(this.config.connectTimeoutMs, gaveUp.signal)])

@@ -165,13 +165,13 @@ export class Handling {
   ): Promise<void> {
     const name = error instanceof Error ? error.name : typeof error
     const message = error instanceof Error ? error.message : String(error)
-    const { redis, keys, connectTimeoutMs, id } = this.config
+    const { redis, connectTimeoutMs, id } = this.config
     let moved: unknown
     try {
       moved = await bounded('deadLetter', connectTimeoutMs, () =>
         busScripts.dead.run(
           redis,
-          [p.own, p.stream, keys.dead],
+          [p.own, p.stream, p.keys.dead],
           [
             p.token,
             GROUP,

@@ -2,6 +2,7 @@ import { LeaseLostError } from '../../errors.js'
 import { bounded } from '../bounded.js'
 import type { ConsumerConfig } from './config.js'
 import { FENCE_TTL_MS, GROUP } from './keys.js'
+import { commandStep, type Outcome, runByNode, type Step, scriptStep } from './nodes.js'
 import { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
@@ -11,16 +12,18 @@ export interface MembershipHooks {
   wantsPartitions(): boolean
   /** The set of owned partitions changed, or one became idle: wake the reader, re-check a stop. */
   changed(): void
+  /** A tick ended (subscriptions that failed are asked again). */
+  ticked(): void
   report(error: unknown): void
 }
 
-/** One tick's reply: live consumers, the quota, renewed flags per held pair, granted (partition, fence) pairs. */
-type TickReply = [number, number, number[], number[]]
-
 /**
  * A consumer's share of the partitions: one tick every leaseMs / 3 (and when
- * the control stream moves) joins the members, renews the leases it holds,
- * takes free partitions up to its quota and learns that quota; local expiry
+ * the membership's channel says someone joined, left or gave partitions
+ * back) joins the members and learns the quota (⌈partitions / live⌉) in the
+ * membership's slot, renews the leases it holds and, while short of the
+ * quota, looks for free partitions and takes them, each in its partition's
+ * slot, all sent in one pipeline per node; local expiry
  * loses a lease whose renewal was not confirmed within leaseMs, before any
  * handler starts under it. Every round trip is bounded by connectTimeoutMs.
  */
@@ -70,6 +73,7 @@ export class Membership {
       do {
         this.tickAgain = false
         await this.tickOnce()
+        this.hooks.ticked()
       } while (this.tickAgain && !this.stopped)
     } finally {
       this.ticking = false
@@ -81,42 +85,82 @@ export class Membership {
     const { redis, keys, leaseMs, partitions, connectTimeoutMs, id } = this.config
     const held = this.owned()
     const want = this.hooks.wantsPartitions()
-    const args: (string | number)[] = [
-      id,
-      leaseMs,
-      partitions,
-      keys.base,
-      FENCE_TTL_MS,
-      want ? 1 : 0,
-      Math.floor(Math.random() * partitions),
-      GROUP,
+    // Free partitions are looked for only while short of the quota (or before it is known).
+    const probing = want && (this.quota === 0 || held.length < this.quota)
+    const steps: Step[] = [
+      scriptStep(busScripts.members, [keys.members], [id, leaseMs, want ? 1 : 0, keys.ctl]),
     ]
-    for (const p of held) args.push(p.index, p.token)
-    const sentAt = performance.now()
-    let reply: TickReply
-    try {
-      reply = (await bounded(
-        'tick',
-        connectTimeoutMs,
-        () => busScripts.tick.run(redis, [keys.members, keys.ctl], args),
-        // Granted after the timeout: nobody counts on them; give them back at once.
-        (late) => void this.release(this.grantsOf(late as TickReply, 0), false),
-      )) as TickReply
-    } catch (error) {
-      this.hooks.report(error)
-      return
+    for (const p of held) steps.push(scriptStep(busScripts.renew, [p.own], [p.token, leaseMs]))
+    const probed: number[] = []
+    if (probing) {
+      const mine = new Set(held.map((p) => p.index))
+      for (let index = 0; index < partitions; index++) {
+        if (mine.has(index)) continue
+        const own = keys.partition(index).own
+        probed.push(index)
+        steps.push(commandStep(own, 'exists', own))
+      }
     }
-    const [live, quota, renewed] = reply
+    const sentAt = performance.now()
+    const outcomes = await runByNode(redis, 'tick', connectTimeoutMs, steps)
+    this.reportFirst(outcomes)
     held.forEach((p, k) => {
-      if (p.state === 'gone') return
-      if (renewed[k] === 1) p.validUntil = sentAt + leaseMs
+      const outcome = outcomes[1 + k] as Outcome
+      if (p.state === 'gone' || !outcome.ok) return // unconfirmed: the local lease clock decides
+      if (outcome.value === 1) p.validUntil = sentAt + leaseMs
       else this.lose(p, 'its lease ended before it was renewed')
     })
-    this.live = live
-    this.quota = quota
-    const granted = this.grantsOf(reply, sentAt + leaseMs)
+    const members = outcomes[0] as Outcome
+    if (!members.ok) return
+    this.live = Number(members.value)
+    this.quota = Math.ceil(partitions / Math.max(1, this.live))
+    const need = this.quota - this.partitionsById.size
+    if (want && need > 0) {
+      if (probing)
+        await this.grant(
+          probed.filter((_, k) => isFree(outcomes[1 + held.length + k])),
+          need,
+        )
+      // The quota grew since the last tick (someone left): look for free partitions now.
+      else this.tickAgain = true
+    }
+    if (this.hooks.wantsPartitions()) this.shedExcess()
+  }
+
+  /** Takes up to `need` of the free partitions, from a random one on (consumers taking at once collide less). */
+  private async grant(free: number[], need: number): Promise<void> {
+    if (free.length === 0) return
+    const { redis, keys, leaseMs, connectTimeoutMs, id } = this.config
+    const start = Math.floor(Math.random() * free.length)
+    const chosen = Array.from({ length: Math.min(need, free.length) }, (_, k) => {
+      return free[(start + k) % free.length] as number
+    })
+    const steps = chosen.map((index) => {
+      const p = keys.partition(index)
+      return scriptStep(
+        busScripts.grant,
+        [p.own, p.fence, p.stream],
+        [id, leaseMs, FENCE_TTL_MS, GROUP],
+      )
+    })
+    const sentAt = performance.now()
+    const grantsOf = (replies: ReadonlyMap<number, Outcome>, validUntil: number) => {
+      const out: OwnedPartition[] = []
+      for (const [k, outcome] of replies) {
+        const fence = outcome.ok ? Number(outcome.value) : 0
+        if (fence > 0)
+          out.push(new OwnedPartition(chosen[k] as number, fence, id, keys, validUntil))
+      }
+      return out
+    }
+    const outcomes = await runByNode(redis, 'tick', connectTimeoutMs, steps, (late) => {
+      // Granted after the bound: nobody counts on them; give them back at once.
+      void this.release(grantsOf(late, 0), false)
+    })
+    this.reportFirst(outcomes)
+    const granted = grantsOf(new Map(outcomes.map((outcome, k) => [k, outcome])), sentAt + leaseMs)
     for (const p of granted) {
-      if (!this.hooks.wantsPartitions()) {
+      if (!this.hooks.wantsPartitions() || this.stopped) {
         // Granted by a tick sent before the stop began: given back at once.
         void this.release([p], false)
         continue
@@ -124,17 +168,11 @@ export class Membership {
       this.partitionsById.set(p.index, p)
     }
     if (granted.length > 0) this.hooks.changed()
-    if (this.hooks.wantsPartitions()) this.shedExcess()
   }
 
-  private grantsOf(reply: TickReply, validUntil: number): OwnedPartition[] {
-    const granted = reply[3]
-    const { keys, id } = this.config
-    const out: OwnedPartition[] = []
-    for (let k = 0; k < granted.length; k += 2) {
-      out.push(new OwnedPartition(Number(granted[k]), Number(granted[k + 1]), id, keys, validUntil))
-    }
-    return out
+  private reportFirst(outcomes: readonly Outcome[]): void {
+    const failed = outcomes.find((outcome) => !outcome.ok)
+    if (failed !== undefined && !failed.ok) this.hooks.report(failed.error)
   }
 
   /** More than the quota (a consumer joined): hand the least busy partitions over. */
@@ -190,21 +228,29 @@ export class Membership {
   async release(parts: OwnedPartition[], leaving: boolean): Promise<number> {
     const { redis, keys, connectTimeoutMs, id } = this.config
     if (parts.length === 0 && !leaving) return 0
-    const args: (string | number)[] = [id, keys.base, leaving ? 1 : 0, FENCE_TTL_MS]
     for (const p of parts) {
-      if (p.state !== 'gone') {
-        p.state = 'gone'
-        if (this.partitionsById.get(p.index) === p) this.partitionsById.delete(p.index)
-        p.yielding.abort()
-      }
-      args.push(p.index, p.token)
+      if (p.state === 'gone') continue
+      p.state = 'gone'
+      if (this.partitionsById.get(p.index) === p) this.partitionsById.delete(p.index)
+      p.yielding.abort()
     }
     this.hooks.changed()
     try {
-      const count = (await bounded('release', connectTimeoutMs, () =>
-        busScripts.release.run(redis, [keys.members, keys.ctl], args),
-      )) as number
+      const outcomes = await runByNode(
+        redis,
+        'release',
+        connectTimeoutMs,
+        parts.map((p) => scriptStep(busScripts.release, [p.own, p.stream, p.keys.idle], [p.token])),
+      )
+      this.reportFirst(outcomes)
+      const count = outcomes.filter((outcome) => outcome.ok && outcome.value === 1).length
       this.released += count
+      if (count > 0 || leaving) {
+        // The others take them now, not a lease later.
+        await bounded('release', connectTimeoutMs, () =>
+          busScripts.released.run(redis, [keys.members], [id, keys.ctl, leaving ? 1 : 0]),
+        )
+      }
       return count
     } catch (error) {
       this.hooks.report(error)
@@ -213,4 +259,8 @@ export class Membership {
       this.hooks.changed()
     }
   }
+}
+
+function isFree(outcome: Outcome | undefined): boolean {
+  return outcome?.ok === true && outcome.value === 0
 }

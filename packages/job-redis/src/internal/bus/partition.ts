@@ -1,4 +1,4 @@
-import type { BusKeys } from './keys.js'
+import type { BusKeys, PartitionKeys } from './keys.js'
 
 /**
  * `active`: owned, its messages are read and handled. `handover`: owned, but
@@ -14,8 +14,13 @@ export class OwnedPartition {
   /** Its pending entries (a previous owner's) are being taken over; no new reads until done. */
   claiming = true
   claimCursor = '0-0'
-  /** The last entry id known in the stream, for the blocking wake-up read. */
-  tail = '0-0'
+  /**
+   * Wake-ups heard on its channel (a send) or given by the consumer, and how
+   * many of them the last finished read covered: it is read again while they
+   * differ, or a read came back full.
+   */
+  wakes = 1
+  readUpTo = 0
   /** Local clock (performance.now) until which the lease surely holds: the send time of the last renewal + leaseMs. */
   validUntil: number
   /** Messages read and not yet settled (queued or running). */
@@ -23,6 +28,7 @@ export class OwnedPartition {
   /** Messages inside the handler (or between its retries) now. */
   running = 0
   readonly token: string
+  readonly keys: PartitionKeys
   readonly stream: string
   readonly own: string
   /** Aborts the handlers' signal: the lease is lost, or the stop deadline passed. */
@@ -38,8 +44,9 @@ export class OwnedPartition {
     validUntil: number,
   ) {
     this.token = `${fence}|${consumerId}`
-    this.stream = keys.stream(index)
-    this.own = keys.own(index)
+    this.keys = keys.partition(index)
+    this.stream = this.keys.stream
+    this.own = this.keys.own
     this.validUntil = validUntil
   }
 }

@@ -1,16 +1,19 @@
-import type { Redis } from 'ioredis'
-import { bounded, pause } from '../bounded.js'
+import { pause } from '../bounded.js'
 import type { ConsumerConfig } from './config.js'
 import { GROUP } from './keys.js'
 import type { Membership } from './membership.js'
+import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
 import type { OwnedPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
 /** One entry as XREADGROUP / XAUTOCLAIM return it: id and a flat field/value list. */
 export type RawEntry = [string, string[]]
 
-/** What READ returns: lost partition indexes, the XREADGROUP reply, tails on an empty read, the control stream's tail. */
-type ReadReply = [number[], [string, RawEntry[]][] | null, string[], string]
+/** What READ returns for a batch of partitions: the lost ones (1-based), and the XREADGROUP reply. */
+type ReadReply = [number[], [string, RawEntry[]][] | null]
+
+/** What CLAIM returns for one partition: lost, or the next cursor, the entries and their delivery counts. */
+type ClaimReply = [0] | [1, string, RawEntry[], number[]]
 
 /** Where the reader hands what it read: one entry of an owned partition. */
 export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => void
@@ -18,23 +21,25 @@ export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => 
 /**
  * A consumer's reading: first takes over each new partition's pending
  * entries (a previous owner's), then reads new entries of the partitions it
- * owns, fenced on the server, and blocks on a connection of its own until
- * one gets an entry or the control stream moves. It stops reading while
- * `highWater` messages are outstanding. Every round trip is bounded: a read
- * that does not come back in time loses its partitions (their entries may
- * have been handed to this consumer: the next owner takes them over), a
- * blocking read that hangs past blockMs + connectTimeoutMs is given up.
+ * owns, fenced on the server: one XREADGROUP over all of them on one
+ * primary, one per partition on a cluster (a partition is one slot;
+ * XREADGROUP over several slots is refused there), sent in one pipeline per
+ * node. It reads a partition again when a send woke it (its
+ * sharded channel), when its last read came back full, and every blockMs
+ * all of them (the safety net for a wake-up not heard); otherwise it waits.
+ * It stops reading while `highWater` messages are outstanding. Every round
+ * trip is bounded by connectTimeoutMs; a read that answers after its bound
+ * is still taken, in order.
  */
 export class Reader {
   /** Messages read and not yet settled. */
   outstanding = 0
   readonly highWater: number
   readonly blockMs: number
-  private readonly blocker: Redis
-  private blockerId: number | undefined
-  private blocked = false
-  private pokes = 0
-  private ctlTail = '0-0'
+  /** When every partition was last marked for reading (the safety net). */
+  private sweptAt = performance.now()
+  /** It stopped reading at the high-water mark. */
+  private full = false
   private sleeper: (() => void) | undefined
   private reading = true
   readonly finished: Promise<void>
@@ -47,18 +52,6 @@ export class Reader {
   ) {
     this.blockMs = Math.max(10, Math.min(1000, Math.floor(config.leaseMs / 3)))
     this.highWater = Math.max(256, config.parallelism * 32)
-    // Blocking reads need a connection of their own.
-    this.blocker = config.redis.duplicate()
-    this.blocker.on('error', () => {})
-    this.blocker.on('ready', () => {
-      this.blockerId = undefined
-      this.blocker.client('ID').then(
-        (id) => {
-          this.blockerId = Number(id)
-        },
-        () => {},
-      )
-    })
     this.finished = this.loop()
   }
 
@@ -68,54 +61,54 @@ export class Reader {
     this.poke()
   }
 
-  /** Out of a blocking read at once: its connection closes. */
-  close(): void {
-    this.stop()
-    this.blocker.disconnect()
-  }
-
-  /** One message settled: reading may go on if it had stopped at the high-water mark. */
+  /** One message settled: reading goes on if it had stopped at the high-water mark. */
   settled(): void {
     this.outstanding--
-    if (this.outstanding <= this.highWater / 2) this.poke()
+    if (this.full && this.outstanding <= this.highWater / 2) {
+      this.full = false
+      this.poke()
+    }
   }
 
-  /** Wakes the loop: from its idle wait, or out of its blocking read. */
+  /** A send woke `p` (or its channel's subscription just held): read it again. */
+  woke(p: OwnedPartition): void {
+    p.wakes++
+    this.poke()
+  }
+
+  /** Wakes the loop from its wait. */
   poke(): void {
-    this.pokes++
     const sleeper = this.sleeper
     this.sleeper = undefined
     sleeper?.()
-    if (this.blocked && this.blockerId !== undefined) {
-      this.config.redis.client('UNBLOCK', this.blockerId).catch(() => {})
-    }
   }
 
   private async loop(): Promise<void> {
     while (this.reading) {
       const parts = this.membership.owned().filter((p) => p.state === 'active')
-      const claiming = parts.find((p) => p.claiming)
+      const claiming = parts.filter((p) => p.claiming)
       try {
-        if (claiming !== undefined) {
+        if (claiming.length > 0) {
           await this.claim(claiming)
           continue
         }
-        const pokes = this.pokes
-        if (parts.length === 0) {
-          // Nothing to read: wait for the others to join, leave or give partitions back.
-          const [last] = await bounded('read', this.config.connectTimeoutMs, () =>
-            this.config.redis.xrevrange(this.config.keys.ctl, '+', '-', 'COUNT', 1),
-          )
-          this.heard(last?.[0] ?? '0-0')
-          if (this.pokes === pokes && this.reading) await this.waitForEntries([])
-          continue
+        const now = performance.now()
+        if (now - this.sweptAt >= this.blockMs) {
+          // Every blockMs every partition is read (a wake-up may have been missed).
+          this.sweptAt = now
+          for (const p of parts) p.wakes++
         }
+        const due = parts.filter((p) => p.wakes !== p.readUpTo)
         if (this.outstanding >= this.highWater) {
+          this.full = true
           await this.sleep()
           continue
         }
-        const got = await this.read(parts)
-        if (got === 0 && this.pokes === pokes && this.reading) await this.waitForEntries(parts)
+        if (due.length === 0) {
+          await this.sleep()
+          continue
+        }
+        if (!(await this.read(due))) await pause(this.blockMs)
       } catch (error) {
         if (!this.reading) return
         this.report(error)
@@ -125,82 +118,105 @@ export class Reader {
   }
 
   /**
-   * Takes over the partition's pending entries (a previous owner's), in
+   * Takes over the partitions' pending entries (a previous owner's), in
    * stream order, before any new one. A claim that times out is asked again
    * from the same cursor: entries it moved to this consumer are still pending.
    */
-  private async claim(p: OwnedPartition): Promise<void> {
-    const reply = (await bounded('claim', this.config.connectTimeoutMs, () =>
-      busScripts.claim.run(
-        this.config.redis,
-        [p.own, p.stream],
-        [p.token, GROUP, this.config.id, p.claimCursor, 256],
+  private async claim(parts: OwnedPartition[]): Promise<void> {
+    const outcomes = await runByNode(
+      this.config.redis,
+      'claim',
+      this.config.connectTimeoutMs,
+      parts.map((p) =>
+        scriptStep(
+          busScripts.claim,
+          [p.own, p.stream],
+          [p.token, GROUP, this.config.id, p.claimCursor, 256],
+        ),
       ),
-    )) as [0] | [1, string, RawEntry[], number[]]
-    if (reply[0] === 0) {
-      this.membership.lose(p, 'a newer owner holds it')
-      return
-    }
-    const [, next, entries, counts] = reply
-    if (p.state === 'active') {
-      entries.forEach((entry, k) => {
-        this.handOut(p, entry, Number(counts[k] ?? 1))
-      })
-    }
-    p.claimCursor = next
-    if (next === '0-0') p.claiming = false
+    )
+    let failed: unknown
+    parts.forEach((p, k) => {
+      const outcome = outcomes[k] as Outcome
+      if (!outcome.ok) {
+        failed ??= outcome.error
+        return
+      }
+      const reply = outcome.value as ClaimReply
+      if (reply[0] === 0) {
+        this.membership.lose(p, 'a newer owner holds it')
+        return
+      }
+      const [, next, entries, counts] = reply
+      if (p.state === 'active') {
+        entries.forEach((entry, j) => {
+          this.handOut(p, entry, Number(counts[j] ?? 1))
+        })
+      }
+      p.claimCursor = next
+      if (next === '0-0') p.claiming = false
+    })
+    if (failed !== undefined) throw failed
   }
 
-  private async read(parts: OwnedPartition[]): Promise<number> {
-    const keys: string[] = []
-    const args: (string | number)[] = [GROUP, this.config.id, 0]
-    const byStream = new Map<string, OwnedPartition>()
-    for (const p of parts) {
-      keys.push(p.own, p.stream)
-      args.push(p.token)
-      byStream.set(p.stream, p)
-    }
+  /** Reads the partitions due; → false when a step failed (the loop backs off). */
+  private async read(due: OwnedPartition[]): Promise<boolean> {
+    const { redis, connectTimeoutMs, leaseMs, id } = this.config
     const room = this.highWater - this.outstanding
-    args[2] = Math.max(1, Math.min(512, Math.ceil(room / parts.length)))
-    args.push(this.config.keys.ctl)
+    const count = Math.max(1, Math.min(512, Math.ceil(room / due.length)))
+    const marks = new Map(due.map((p) => [p, p.wakes]))
+    const batches = sameSlotBatches(redis, due)
+    const steps = batches.map((batch) => {
+      const keys: string[] = []
+      const args: (string | number)[] = [GROUP, id, count, leaseMs]
+      for (const p of batch) {
+        keys.push(p.own, p.stream, p.keys.idle)
+        args.push(p.token)
+      }
+      return scriptStep(busScripts.read, keys, args)
+    })
     // A reply that comes after the bound is still taken, in order (one
     // connection answers in order, so before any later read's): the entries
     // it moved to this consumer are handled, not left pending unseen.
-    const reply = (await bounded(
-      'read',
-      this.config.connectTimeoutMs,
-      () => busScripts.read.run(this.config.redis, keys, args),
-      (late) => void this.take(late as ReadReply, parts, byStream),
-    )) as ReadReply
-    return this.take(reply, parts, byStream)
+    const outcomes = await runByNode(redis, 'read', connectTimeoutMs, steps, (late) => {
+      for (const [k, outcome] of late)
+        this.take(batches[k] as OwnedPartition[], outcome, undefined, count)
+    })
+    let ok = true
+    batches.forEach((batch, k) => {
+      const outcome = outcomes[k] as Outcome
+      if (!outcome.ok && ok) this.report(outcome.error)
+      ok &&= outcome.ok
+      this.take(batch, outcome, marks, count)
+    })
+    return ok
   }
 
-  /** Hands out what one read returned; → how many entries. */
+  /**
+   * Hands out what one read returned for a batch of partitions; marks a
+   * partition read up to its mark unless it came back full (a late reply
+   * marks nothing).
+   */
   private take(
-    [lost, result, tails, ctlTail]: ReadReply,
-    parts: OwnedPartition[],
-    byStream: Map<string, OwnedPartition>,
-  ): number {
-    const kept = parts.filter((_, k) => !lost.includes(k + 1))
+    batch: readonly OwnedPartition[],
+    outcome: Outcome,
+    marks: ReadonlyMap<OwnedPartition, number> | undefined,
+    count: number,
+  ): void {
+    if (!outcome.ok) return
+    const [lost, reply] = outcome.value as ReadReply
     for (const index of lost) {
-      this.membership.lose(parts[index - 1] as OwnedPartition, 'a newer owner holds it')
+      this.membership.lose(batch[index - 1] as OwnedPartition, 'a newer owner holds it')
     }
-    let got = 0
-    if (result) {
-      for (const [stream, entries] of result) {
-        const p = byStream.get(stream)
-        // Read after a handover began, or after the lease was lost: left pending for the next owner.
-        if (p === undefined || p.state !== 'active') continue
-        for (const entry of entries) this.handOut(p, entry, 1)
-        got += entries.length
-      }
-    } else {
-      kept.forEach((p, k) => {
-        p.tail = tails[k] ?? p.tail
-      })
-    }
-    this.heard(ctlTail)
-    return got
+    const byStream = new Map(reply ?? [])
+    batch.forEach((p, k) => {
+      if (lost.includes(k + 1)) return
+      const entries = byStream.get(p.stream) ?? []
+      // Read after a handover began, or after the lease was lost: left pending for the next owner.
+      if (p.state === 'active') for (const entry of entries) this.handOut(p, entry, 1)
+      const mark = marks?.get(p)
+      if (mark !== undefined && entries.length < count && p.readUpTo < mark) p.readUpTo = mark
+    })
   }
 
   private handOut(p: OwnedPartition, entry: RawEntry, attempt: number): void {
@@ -209,33 +225,11 @@ export class Reader {
     this.dispatch(p, entry, attempt)
   }
 
-  /** The control stream moved on: someone joined, left or gave partitions back; balance now. */
-  private heard(ctlTail: string): void {
-    if (ctlTail === this.ctlTail) return
-    this.ctlTail = ctlTail
-    void this.membership.tick()
-  }
-
-  /** Blocks on its own connection until an owned partition or the control stream gets an entry, or blockMs passes. */
-  private async waitForEntries(parts: OwnedPartition[]): Promise<void> {
-    const keys = parts.map((p) => p.stream)
-    const ids = parts.map((p) => p.tail)
-    keys.push(this.config.keys.ctl)
-    ids.push(this.ctlTail)
-    this.blocked = true
-    try {
-      await bounded('read', this.blockMs + this.config.connectTimeoutMs, () =>
-        this.blocker.xread('COUNT', 1, 'BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids),
-      )
-    } finally {
-      this.blocked = false
-    }
-  }
-
-  /** Waits blockMs, or until poked (a message settled below the high-water mark). */
+  /** Waits until poked, or until the next sweep is due. */
   private sleep(): Promise<void> {
     const wake = new AbortController()
     this.sleeper = () => wake.abort()
-    return pause(this.blockMs, wake.signal)
+    const left = this.sweptAt + this.blockMs - performance.now()
+    return pause(Math.max(1, left), wake.signal)
   }
 }

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import type { Cluster } from 'ioredis'
+import type { RedisClient } from '../redis-io.js'
 
-// The bus's atomic steps. Each checks the partition's ownership token first,
-// so a consumer whose lease ended (paused, partitioned, slow) can neither read
-// nor acknowledge: fencing on the server, not in the consumer's memory.
-// Time is the server's (TIME). Keys of a partition are derived from a base
-// passed in ARGV: the bus targets one primary, not Redis Cluster.
+// The bus's atomic steps. Each touches the keys of one slot: one partition
+// (its stream, lease, fence counter, dead letters and wake-up channel share a
+// hash tag) or the aggregate's membership. Each partition step checks the
+// partition's ownership token first, so a consumer whose lease ended (paused,
+// partitioned, slow) can neither read nor acknowledge: fencing on the server,
+// not in the consumer's memory. Time is the server's (TIME).
 
 const NOW = `
 local function now_ms()
@@ -15,104 +17,93 @@ end
 `
 
 /**
- * KEYS: members, ctl
- * ARGV: me, leaseMs, partitions, base, fenceTtlMs, want (1|0), offset, group, then (partition, token) pairs
- * → { live, quota, renewed flags per pair, granted (partition, fence) pairs }
+ * KEYS: stream, idle; ARGV: wake channel, id, body
+ * Appends a message; wakes the partition's owner if it had read everything
+ * (a busy owner reads on anyway: no message per send). → the entry id
  */
-const TICK = `${NOW}
-local members, ctl = KEYS[1], KEYS[2]
-local me, lease, parts, base = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local fence_ttl, want, offset, group = tonumber(ARGV[5]), ARGV[6] == '1', tonumber(ARGV[7]), ARGV[8]
-local now = now_ms()
-redis.call('ZREMRANGEBYSCORE', members, '-inf', now)
-local joined = 0
-if want then
-  joined = redis.call('ZADD', members, now + lease, me)
-  redis.call('PEXPIRE', members, lease * 2)
-else
-  joined = -redis.call('ZREM', members, me)
-end
-local live = redis.call('ZCARD', members)
-local renewed = {}
-local held = 0
-local i = 9
-while i < #ARGV do
-  local own = base .. ':own:' .. ARGV[i]
-  if redis.call('GET', own) == ARGV[i + 1] then
-    redis.call('PEXPIRE', own, lease)
-    renewed[#renewed + 1] = 1
-    held = held + 1
-  else
-    renewed[#renewed + 1] = 0
-  end
-  i = i + 2
-end
-local quota = parts
-if live > 0 then quota = math.ceil(parts / live) end
-local granted = {}
-if want and held < quota then
-  for k = 0, parts - 1 do
-    local p = (offset + k) % parts
-    local own = base .. ':own:' .. p
-    if redis.call('EXISTS', own) == 0 then
-      local fence = base .. ':fence:' .. p
-      if redis.call('EXISTS', fence) == 0 then
-        -- Seeded from the server's clock: after a restart that emptied
-        -- Redis, new fences still exceed every fence handed out before.
-        redis.call('SET', fence, string.format('%d', now * 1000))
-      end
-      local f = redis.call('INCR', fence)
-      redis.call('PEXPIRE', fence, fence_ttl)
-      redis.call('SET', own, string.format('%d', f) .. '|' .. me, 'PX', lease)
-      redis.pcall('XGROUP', 'CREATE', base .. ':p:' .. p, group, '0', 'MKSTREAM')
-      granted[#granted + 1] = p
-      granted[#granted + 1] = f
-      held = held + 1
-      if held >= quota then break end
-    end
-  end
-end
-if joined ~= 0 then
-  -- Membership changed: every consumer re-balances now, not a tick later.
-  redis.call('XADD', ctl, 'MAXLEN', '~', '64', '*', 'e', me)
-  redis.call('PEXPIRE', ctl, fence_ttl)
-end
-return {live, quota, renewed, granted}
+const SEND = `
+local entry = redis.call('XADD', KEYS[1], '*', 'i', ARGV[2], 'b', ARGV[3])
+if redis.call('DEL', KEYS[2]) == 1 then redis.call('SPUBLISH', ARGV[1], '') end
+return entry
 `
 
 /**
- * KEYS: own, stream per partition (pairs); ARGV: group, me, count, token per partition, ctl
- * Reads new entries of the partitions this consumer still owns.
- * → { lost partition indexes, XREADGROUP reply or false, tails (last entry id per partition, on an empty read), ctl tail }
+ * KEYS: members; ARGV: me, leaseMs, want (1|0), ctl channel
+ * Joins (or renews) or leaves the live consumers; drops the expired. When
+ * that changed the set, tells every consumer (ctl) to balance now. → live count
+ */
+const MEMBERS = `${NOW}
+local members, me, lease, want, ctl = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1', ARGV[4]
+local now = now_ms()
+local changed = redis.call('ZREMRANGEBYSCORE', members, '-inf', now)
+if want then
+  changed = changed + redis.call('ZADD', members, now + lease, me)
+  redis.call('PEXPIRE', members, lease * 2)
+else
+  changed = changed + redis.call('ZREM', members, me)
+end
+if changed > 0 then redis.call('SPUBLISH', ctl, me) end
+return redis.call('ZCARD', members)
+`
+
+/** KEYS: own; ARGV: token, leaseMs. Extends the lease if the token still holds it. → 1 | 0 */
+const RENEW = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`
+
+/**
+ * KEYS: own, fence, stream; ARGV: me, leaseMs, fenceTtlMs, group
+ * Takes the partition if nobody holds it, under a new fence. → the fence | 0
+ */
+const GRANT = `${NOW}
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  -- Seeded from the server's clock: after a restart that emptied Redis,
+  -- new fences still exceed every fence handed out before.
+  redis.call('SET', KEYS[2], string.format('%d', now_ms() * 1000))
+end
+local f = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[1], string.format('%d', f) .. '|' .. ARGV[1], 'PX', ARGV[2])
+redis.pcall('XGROUP', 'CREATE', KEYS[3], ARGV[4], '0', 'MKSTREAM')
+return f
+`
+
+/**
+ * KEYS: own, stream, idle per partition (triples); ARGV: group, me, count, idleTtlMs, token per partition
+ * Reads new entries of the partitions this consumer still owns, in one
+ * XREADGROUP (on a cluster it is called for one partition at a time: one
+ * slot). A partition that returned fewer than `count` entries was read to
+ * its end: its idle flag is set, so the next send wakes its owner.
+ * → { lost partition indexes, XREADGROUP reply or false }
  */
 const READ = `
-local group, me, count = ARGV[1], ARGV[2], ARGV[3]
-local n = #KEYS / 2
-local lost, streams, ids, idx = {}, {}, {}, {}
-for j = 1, n do
-  if redis.call('GET', KEYS[2 * j - 1]) == ARGV[3 + j] then
-    streams[#streams + 1] = KEYS[2 * j]
-    ids[#ids + 1] = '>'
-    idx[#idx + 1] = j
+local group, me, count, idle_ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local lost, streams, idle = {}, {}, {}
+for j = 1, #KEYS / 3 do
+  if redis.call('GET', KEYS[3 * j - 2]) == ARGV[4 + j] then
+    streams[#streams + 1] = KEYS[3 * j - 1]
+    idle[KEYS[3 * j - 1]] = KEYS[3 * j]
   else
     lost[#lost + 1] = j
   end
 end
-local ctl = ARGV[4 + n]
-local reply = false
-if #streams > 0 then
-  for k = 1, #ids do streams[#streams + 1] = ids[k] end
-  reply = redis.call('XREADGROUP', 'GROUP', group, me, 'COUNT', count, 'STREAMS', unpack(streams))
-end
-local tails = {}
-if not reply then
-  for k = 1, #idx do
-    local last = redis.call('XREVRANGE', KEYS[2 * idx[k]], '+', '-', 'COUNT', 1)[1]
-    tails[#tails + 1] = last and last[1] or '0-0'
+if #streams == 0 then return {lost, false} end
+local n = #streams
+for k = 1, n do streams[n + k] = '>' end
+local reply = redis.call('XREADGROUP', 'GROUP', group, me, 'COUNT', count, 'STREAMS', unpack(streams))
+local full = {}
+if reply then
+  for _, s in ipairs(reply) do
+    if #s[2] >= count then full[s[1]] = true end
   end
 end
-local ctl_last = redis.call('XREVRANGE', ctl, '+', '-', 'COUNT', 1)[1]
-return {lost, reply, tails, ctl_last and ctl_last[1] or '0-0'}
+for k = 1, n do
+  if not full[streams[k]] then redis.call('SET', idle[streams[k]], '1', 'PX', idle_ttl) end
+end
+return {lost, reply}
 `
 
 /**
@@ -152,8 +143,8 @@ return {1, r[1], entries, counts}
 
 /**
  * KEYS: own, stream per partition (pairs); ARGV: group, then per partition: token, n, ids…
- * Acknowledges and deletes handled entries, only where the token still owns the partition.
- * → 1 | 0 per partition
+ * Acknowledges and deletes handled entries, only where the token still owns
+ * the partition (on a cluster called for one partition at a time). → 1 | 0 per partition
  */
 const ACK = `
 local group = ARGV[1]
@@ -181,7 +172,7 @@ return out
 
 /**
  * KEYS: own, stream, dead; ARGV: token, group, entry id, then the dead entry's field/value pairs
- * Moves one entry to the dead-letter stream, if the token still owns the partition. → 1 | 0
+ * Moves one entry to the partition's dead-letter stream, if the token still owns the partition. → 1 | 0
  */
 const DEAD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -192,31 +183,25 @@ return 1
 `
 
 /**
- * KEYS: members, ctl; ARGV: me, base, leaving (1|0), fenceTtlMs, then (partition, token) pairs
- * Gives partitions back at once (an empty stream goes with its group), and
- * tells the others (ctl) so they take them now, not a lease later. → released count
+ * KEYS: own, stream, idle; ARGV: token
+ * Gives a partition back at once (an empty stream goes with its group). → 1 | 0
  */
 const RELEASE = `
-local members, ctl = KEYS[1], KEYS[2]
-local me, base, leaving = ARGV[1], ARGV[2], ARGV[3] == '1'
-local released = 0
-local i = 5
-while i < #ARGV do
-  local own = base .. ':own:' .. ARGV[i]
-  if redis.call('GET', own) == ARGV[i + 1] then
-    redis.call('DEL', own)
-    local s = base .. ':p:' .. ARGV[i]
-    if redis.call('XLEN', s) == 0 then redis.call('DEL', s) end
-    released = released + 1
-  end
-  i = i + 2
-end
-if leaving then redis.call('ZREM', members, me) end
-if released > 0 or leaving then
-  redis.call('XADD', ctl, 'MAXLEN', '~', '64', '*', 'e', me)
-  redis.call('PEXPIRE', ctl, tonumber(ARGV[4]))
-end
-return released
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[3])
+if redis.call('XLEN', KEYS[2]) == 0 then redis.call('DEL', KEYS[2]) end
+return 1
+`
+
+/**
+ * KEYS: members; ARGV: me, ctl channel, leaving (1|0)
+ * After partitions were given back (or the consumer leaves): tells the
+ * others (ctl) so they take them now, not a lease later.
+ */
+const RELEASED = `
+if ARGV[3] == '1' then redis.call('ZREM', KEYS[1], ARGV[1]) end
+redis.call('SPUBLISH', ARGV[2], ARGV[1])
+return 1
 `
 
 /** A script sent by SHA; loaded once per client, and again after a restart emptied the script cache. */
@@ -228,7 +213,7 @@ export class BusScript {
   }
 
   async run(
-    redis: Redis,
+    redis: RedisClient,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {
@@ -237,36 +222,60 @@ export class BusScript {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args)
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
-      loaded.delete(redis)
+      // A restarted primary forgot them; EVAL caches it again there.
+      if (!redis.isCluster) loaded.delete(redis)
       return await redis.eval(this.source, keys.length, ...keys, ...args)
     }
   }
 }
 
-const loaded = new WeakSet<Redis>()
+const loaded = new WeakSet<RedisClient>()
 
 // SCRIPT LOAD goes first on the connection, so the EVALSHAs behind it find
-// their scripts and no EVAL fallback reorders a step.
-function preload(redis: Redis): void {
+// their scripts and no EVAL fallback reorders a step. A cluster client loads
+// them on every primary, once its slots are known and when a node joins.
+export function preload(redis: RedisClient): void {
   if (loaded.has(redis)) return
   loaded.add(redis)
+  if (redis.isCluster) {
+    const cluster = redis as Cluster
+    const loadAll = () => {
+      for (const node of cluster.nodes('master')) {
+        for (const script of Object.values(busScripts)) {
+          node.script('LOAD', script.source).catch(() => {})
+        }
+      }
+    }
+    if (cluster.status === 'ready') loadAll()
+    cluster.on('ready', loadAll)
+    cluster.on('+node', loadAll)
+    return
+  }
   for (const script of Object.values(busScripts)) {
     redis.script('LOAD', script.source).catch(() => loaded.delete(redis))
   }
 }
 
 export const busScripts: {
-  readonly tick: BusScript
+  readonly send: BusScript
+  readonly members: BusScript
+  readonly renew: BusScript
+  readonly grant: BusScript
   readonly read: BusScript
   readonly claim: BusScript
   readonly ack: BusScript
   readonly dead: BusScript
   readonly release: BusScript
+  readonly released: BusScript
 } = {
-  tick: new BusScript(TICK),
+  send: new BusScript(SEND),
+  members: new BusScript(MEMBERS),
+  renew: new BusScript(RENEW),
+  grant: new BusScript(GRANT),
   read: new BusScript(READ),
   claim: new BusScript(CLAIM),
   ack: new BusScript(ACK),
   dead: new BusScript(DEAD),
   release: new BusScript(RELEASE),
+  released: new BusScript(RELEASED),
 }
