@@ -35,6 +35,48 @@ export function freePort() {
   })
 }
 
+/**
+ * Spawns a redis-server with `args`; `ready` resolves once it accepts
+ * connections and rejects if it exits first. With `unref`, neither it nor
+ * its output keeps this process alive.
+ */
+function spawnServer(args, { unref, what }) {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  if (unref) child.unref()
+  const ready = new Promise((resolve, reject) => {
+    let output = ''
+    const onData = (chunk) => {
+      output += chunk
+      if (!output.includes('Ready to accept connections')) return
+      child.stdout.off('data', onData)
+      // Keep draining its output, without keeping this process alive for it.
+      child.stdout.resume()
+      if (unref) child.stdout.unref?.()
+      resolve()
+    }
+    child.stdout.on('data', onData)
+    child.stderr.resume()
+    if (unref) child.stderr.unref?.()
+    child.once('exit', (code) =>
+      reject(new Error(`${what} exited (${code}) before it was ready:\n${output}`)),
+    )
+    child.once('error', reject)
+  })
+  return { child, ready }
+}
+
+/** SIGTERM, resolved at its exit (at once for one that already exited). */
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
+      resolve()
+      return
+    }
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
 /** Starts a redis-server and resolves once it accepts connections. */
 export async function startRedisServer(options = {}) {
   const { who, alternative, folderPrefix = 'vega-redis-', unref = false } = options
@@ -44,43 +86,17 @@ export async function startRedisServer(options = {}) {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']
   let child
 
-  const start = () =>
-    new Promise((resolve, reject) => {
-      const proc = spawn('redis-server', [...args, '--dir', dir], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      child = proc
-      if (unref) proc.unref()
-      let output = ''
-      const onData = (chunk) => {
-        output += chunk
-        if (!output.includes('Ready to accept connections')) return
-        proc.stdout.off('data', onData)
-        // Keep draining its output, without keeping this process alive for it.
-        proc.stdout.resume()
-        if (unref) proc.stdout.unref?.()
-        resolve()
-      }
-      proc.stdout.on('data', onData)
-      proc.stderr.resume()
-      if (unref) proc.stderr.unref?.()
-      proc.once('exit', (code) =>
-        reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)),
-      )
-      proc.once('error', reject)
-    })
+  const start = () => {
+    const spawned = spawnServer([...args, '--dir', dir], { unref, what: 'redis-server' })
+    child = spawned.child
+    return spawned.ready
+  }
 
-  const stop = () =>
-    new Promise((resolve) => {
-      const proc = child
-      child = undefined
-      if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) {
-        resolve()
-        return
-      }
-      proc.once('exit', () => resolve())
-      proc.kill('SIGTERM')
-    })
+  const stop = () => {
+    const proc = child
+    child = undefined
+    return stopChild(proc)
+  }
 
   await start()
   return {
@@ -152,49 +168,22 @@ export async function startRedisCluster(options = {}) {
   for (let i = 0; i < 3 * (1 + replicas); i++) ports.push(await freeClusterPort(taken))
   const children = new Map()
 
-  const start = (port) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(
-        'redis-server',
-        [
-          ...['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'],
-          ...['--cluster-config-file', join(dir, `nodes-${port}.conf`)],
-          ...['--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir],
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
-      )
-      children.set(port, child)
-      if (unref) child.unref()
-      let output = ''
-      const onData = (chunk) => {
-        output += chunk
-        if (!output.includes('Ready to accept connections')) return
-        child.stdout.off('data', onData)
-        // Keep draining its output, without keeping this process alive for it.
-        child.stdout.resume()
-        if (unref) child.stdout.unref?.()
-        resolve()
-      }
-      child.stdout.on('data', onData)
-      child.stderr.resume()
-      if (unref) child.stderr.unref?.()
-      child.once('exit', (code) =>
-        reject(new Error(`redis-server (cluster node ${port}) exited (${code}):\n${output}`)),
-      )
-      child.once('error', reject)
-    })
+  const start = (port) => {
+    const args = [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes'],
+      ...['--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+      ...['--cluster-node-timeout', '2000', '--save', '', '--appendonly', 'no', '--dir', dir],
+    ]
+    const spawned = spawnServer(args, { unref, what: `redis-server (cluster node ${port})` })
+    children.set(port, spawned.child)
+    return spawned.ready
+  }
 
-  const stop = (port) =>
-    new Promise((resolve) => {
-      const child = children.get(port)
-      children.delete(port)
-      if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
-        resolve()
-        return
-      }
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    })
+  const stop = (port) => {
+    const child = children.get(port)
+    children.delete(port)
+    return stopChild(child)
+  }
 
   const healthy = async () => {
     const deadline = Date.now() + 30_000
