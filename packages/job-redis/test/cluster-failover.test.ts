@@ -12,7 +12,7 @@ import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FencingToken, fencingToken, LeaseLostError } from '../src/index.js'
-import { type Setup, setup } from './support.js'
+import { holdUntilAborted, type Setup, setup } from './support.js'
 
 let nodes: RedisClusterNodes
 const clients: Cluster[] = []
@@ -79,29 +79,8 @@ describe('a failover on a Redis Cluster with replicas', () => {
       'the replica in sync',
     )
 
-    let entered!: (token: FencingToken) => void
-    const granted = new Promise<FencingToken>((resolve) => {
-      entered = resolve
-    })
-    let holderSignal: AbortSignal | undefined
-    const holder = run(
-      s.runtime,
-      withCoordinator(
-        async (ctx: TaskContext) => {
-          holderSignal = ctx.signal
-          entered(await fencingToken(ctx))
-          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
-        },
-        s.cluster.serialize,
-        { key },
-      ),
-    )
-    const before = await Promise.race([
-      granted,
-      settle(holder).then((outcome): never => {
-        throw new Error(`the holder ended before its grant: ${outcome.status}`)
-      }),
-    ])
+    const { holder, token, signal } = holdUntilAborted(s, key)
+    const before = await token
     // A second call waits in the key's line (on the old primary) through the failover.
     const waiter = run(
       s.runtime,
@@ -116,8 +95,8 @@ describe('a failover on a Redis Cluster with replicas', () => {
 
     const lost = await settle(holder)
     expect(lost.status).toBe('error')
-    expect(holderSignal?.reason).toBeInstanceOf(LeaseLostError)
-    expect(String((holderSignal?.reason as Error | undefined)?.message)).toMatch(/run_id/)
+    expect(signal()?.reason).toBeInstanceOf(LeaseLostError)
+    expect(String((signal()?.reason as Error | undefined)?.message)).toMatch(/run_id/)
 
     // The waiter gets the key from the new primary (after the holder's lease ended).
     const waited = await settle(waiter)

@@ -15,7 +15,7 @@ import {
   LeaseLostError,
   RedisUnavailableError,
 } from '../src/index.js'
-import { runFacts, type Setup, setup } from './support.js'
+import { holdUntilAborted, runFacts, type Setup, setup } from './support.js'
 
 let nodes: RedisClusterNodes
 const clients: Cluster[] = []
@@ -118,34 +118,12 @@ describe('the coordinators on a 3-primary Redis Cluster', () => {
       const owner = ranges.find(([from, to]) => slot >= from && slot <= to)
       if (owner?.[2][1] === port) key = candidate
     }
-    let entered!: (token: FencingToken) => void
-    const granted = new Promise<FencingToken>((resolve) => {
-      entered = resolve
-    })
-    let holderSignal: AbortSignal | undefined
-    const holder = run(
-      s.runtime,
-      withCoordinator(
-        async (ctx: TaskContext) => {
-          holderSignal = ctx.signal
-          entered(await fencingToken(ctx))
-          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
-        },
-        s.cluster.serialize,
-        { key },
-      ),
-    )
-    // A holder that could not be granted fails the test here, never hangs it.
-    const before = await Promise.race([
-      granted,
-      settle(holder).then((outcome): never => {
-        throw new Error(`the holder ended before its grant: ${outcome.status}`)
-      }),
-    ])
+    const { holder, token, signal } = holdUntilAborted(s, key)
+    const before = await token
     await nodes.stop(port)
     const lost = await settle(holder)
     expect(lost.status).toBe('error')
-    expect(holderSignal?.reason).toBeInstanceOf(LeaseLostError)
+    expect(signal()?.reason).toBeInstanceOf(LeaseLostError)
     const during = await settle(
       run(
         s.runtime,

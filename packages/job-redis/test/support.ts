@@ -6,6 +6,7 @@ import {
   type Runtime,
   type RuntimeEvent,
   run,
+  settle,
   subscribe,
   type Task,
   type TaskContext,
@@ -13,6 +14,8 @@ import {
 import { Redis } from 'ioredis'
 import {
   createRedisCoordination,
+  type FencingToken,
+  fencingToken,
   type RedisCoordination,
   type RedisCoordinationOptions,
 } from '../src/index.js'
@@ -152,6 +155,47 @@ export async function eventually(
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
+}
+
+/** What {@link holdUntilAborted} started: the task, and what its body saw once granted. */
+export interface HeldKey {
+  readonly holder: Task<unknown>
+  /** The body's fencing token; rejects if the task ended before it was granted. */
+  readonly token: Promise<FencingToken>
+  /** The body's signal, once it runs (its reason says why the lease ended). */
+  signal(): AbortSignal | undefined
+}
+
+/**
+ * Starts a serialize call on `key` whose body holds the key until its signal
+ * aborts (a lost lease, a cancel). A holder that could not be granted fails
+ * the awaiting test, never hangs it.
+ */
+export function holdUntilAborted(s: Setup, key: string): HeldKey {
+  let entered!: (token: FencingToken) => void
+  const granted = new Promise<FencingToken>((resolve) => {
+    entered = resolve
+  })
+  let signal: AbortSignal | undefined
+  const holder = run(
+    s.runtime,
+    withCoordinator(
+      async (ctx: TaskContext) => {
+        signal = ctx.signal
+        entered(await fencingToken(ctx))
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      },
+      s.cluster.serialize,
+      { key },
+    ),
+  )
+  const token = Promise.race([
+    granted,
+    settle(holder).then((outcome): never => {
+      throw new Error(`the holder ended before its grant: ${outcome.status}`)
+    }),
+  ])
+  return { holder, token, signal: () => signal }
 }
 
 export { createRedisCoordination, type RedisCoordination }
