@@ -287,6 +287,20 @@ export function busFacts(name: string, target: () => BusTarget): void {
       close()
     })
 
+    it('a consumer stopped while its first tick is still taking partitions leaves no lease or stream behind', async () => {
+      const setup = busSetup(target(), { partitions: 8 })
+      const { bus, redis, prefix, close } = setup
+      // The consumer's first tick (sent as it starts) is in flight when the stop begins.
+      const consumer = bus.consume('sales.Order', async () => {})
+      await consumer.stop()
+      const left = (await setup.keys()).filter((key) => !key.endsWith(':fence'))
+      expect(left).toEqual([])
+      for (let p = 0; p < 8; p++) {
+        expect(await redis.exists(partitionKey(prefix, 'sales.Order', p, 'own'))).toBe(0)
+      }
+      close()
+    })
+
     it('leaves only fence counters behind, each with a TTL', async () => {
       const setup = busSetup(target(), { partitions: 4 })
       const { bus, redis, prefix, close } = setup

@@ -204,6 +204,8 @@ export class BusConsumer implements AggregateBusConsumer {
     await this.membership.release(all, true)
     this.phase = 'stopped'
     this.membership.stop()
+    // A tick sent before the stop may still be granting partitions: they are given back before the stop resolves.
+    await this.membership.settled()
     this.handling.stop()
     this.wakeups.close()
     // A read stuck on a silent Redis is not waited for past connectTimeoutMs; the wait's timer goes with it.

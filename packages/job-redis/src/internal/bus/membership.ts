@@ -33,9 +33,11 @@ export class Membership {
   quota = 0
   leasesLost = 0
   released = 0
-  private ticking = false
+  private ticking: Promise<void> | undefined
   private tickAgain = false
   private stopped = false
+  /** Releases nobody awaits (a grant that came after the stop, a handover): a stop waits for them. */
+  private readonly givingBack: Set<Promise<number>> = new Set()
   private readonly timer: NodeJS.Timeout
 
   constructor(
@@ -62,22 +64,35 @@ export class Membership {
     clearInterval(this.timer)
   }
 
-  async tick(): Promise<void> {
-    if (this.stopped) return
-    if (this.ticking) {
+  tick(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (this.ticking !== undefined) {
       this.tickAgain = true
-      return
+      return this.ticking
     }
-    this.ticking = true
-    try {
-      do {
-        this.tickAgain = false
-        await this.tickOnce()
-        this.hooks.ticked()
-      } while (this.tickAgain && !this.stopped)
-    } finally {
-      this.ticking = false
-    }
+    this.ticking = this.tickLoop().finally(() => {
+      this.ticking = undefined
+    })
+    return this.ticking
+  }
+
+  private async tickLoop(): Promise<void> {
+    do {
+      this.tickAgain = false
+      await this.tickOnce()
+      this.hooks.ticked()
+    } while (this.tickAgain && !this.stopped)
+  }
+
+  /**
+   * Resolves once the tick in flight has ended and every partition it or a
+   * handover gave back is released (each round trip bounded): after a stop,
+   * nothing of this consumer's is left in Redis, not even a lease a tick sent
+   * before the stop was granted.
+   */
+  async settled(): Promise<void> {
+    await this.ticking?.catch(() => {})
+    await Promise.all([...this.givingBack])
   }
 
   private async tickOnce(): Promise<void> {
@@ -155,14 +170,14 @@ export class Membership {
     }
     const outcomes = await runByNode(redis, 'tick', connectTimeoutMs, steps, (late) => {
       // Granted after the bound: nobody counts on them; give them back at once.
-      void this.release(grantsOf(late, 0), false)
+      this.giveBack(grantsOf(late, 0))
     })
     this.reportFirst(outcomes)
     const granted = grantsOf(new Map(outcomes.map((outcome, k) => [k, outcome])), sentAt + leaseMs)
     for (const p of granted) {
       if (!this.hooks.wantsPartitions() || this.stopped) {
         // Granted by a tick sent before the stop began: given back at once.
-        void this.release([p], false)
+        this.giveBack([p])
         continue
       }
       this.partitionsById.set(p.index, p)
@@ -221,7 +236,14 @@ export class Membership {
     if (p.state !== 'active') return
     p.state = 'handover'
     p.yielding.abort()
-    if (p.running === 0) void this.release([p], false)
+    if (p.running === 0) this.giveBack([p])
+  }
+
+  /** {@link release}, tracked until it is done (see {@link settled}). */
+  private giveBack(parts: OwnedPartition[]): void {
+    const releasing = this.release(parts, false)
+    this.givingBack.add(releasing)
+    void releasing.finally(() => this.givingBack.delete(releasing))
   }
 
   /** Gives partitions back at once (bounded); not released, their leases run out within leaseMs. */
