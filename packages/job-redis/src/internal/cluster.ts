@@ -6,7 +6,7 @@ import type { LeaderContext } from '../leader-context.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
 import type { RedisClient, RedisIO } from './redis-io.js'
-import { openShardedSubscriber } from './sharded-subscriber.js'
+import { openShardedSubscriber, subscribeSharded } from './sharded-subscriber.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
 
 export interface Located {
@@ -129,11 +129,7 @@ export class Cluster implements WaiterRegistry {
     }
     // Not subscribed: the key's next waiter tries again; until then its waiters poll on their floor.
     const failed = () => this.forget(hash, listening)
-    try {
-      subscriber.ssubscribe(listening.channel).then(subscribed, failed)
-    } catch {
-      failed() // a cluster client that does not know the slot's node yet may throw
-    }
+    subscribeSharded(subscriber, listening.channel, subscribed, failed)
   }
 
   /**

@@ -21,3 +21,21 @@ export function openShardedSubscriber(
   subscriber.on('smessage', heard)
   return subscriber
 }
+
+/**
+ * `SSUBSCRIBE`s `channel` on `subscriber`: `held` once the subscription
+ * holds, `failed` if it cannot be made, whether the command rejects or
+ * throws (a cluster client that does not know the slot's node yet throws).
+ */
+export function subscribeSharded(
+  subscriber: RedisClient,
+  channel: string,
+  held: () => void,
+  failed: () => void,
+): void {
+  try {
+    subscriber.ssubscribe(channel).then(held, failed)
+  } catch {
+    failed()
+  }
+}

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis-io.js'
-import { openShardedSubscriber } from '../sharded-subscriber.js'
+import { openShardedSubscriber, subscribeSharded } from '../sharded-subscriber.js'
 import type { OwnedPartition } from './partition.js'
 
 /** What a consumer does with what it hears. */
@@ -66,13 +66,14 @@ export class Wakeups {
     const failed = () => {
       if (channel !== this.ctl) this.partitions.delete(channel)
     }
-    try {
-      this.subscriber.ssubscribe(channel).then(() => {
+    subscribeSharded(
+      this.subscriber,
+      channel,
+      () => {
         if (!this.closed) held()
-      }, failed)
-    } catch {
-      failed() // a cluster client that does not know the slot's node yet may throw
-    }
+      },
+      failed,
+    )
   }
 
   private heard(channel: string, message: string): void {
