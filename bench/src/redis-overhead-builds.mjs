@@ -21,7 +21,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { startRedisServer } from '@vega/redis-server'
 import { Redis } from 'ioredis'
-import { HAND_RELEASE } from './redis-server.mjs'
+import { handClient, handLease } from './redis-server.mjs'
 
 const STRATEGIES = ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest']
 const USAGE =
@@ -89,15 +89,9 @@ async function timed(n, work) {
 /** The lower bound: SET NX PX to take, a Lua compare-and-delete (by SHA) to give back. */
 function hand(url, n) {
   return timed(n, async () => {
-    const redis = new Redis(url)
-    redis.defineCommand('handRelease', { numberOfKeys: 1, lua: HAND_RELEASE })
+    const redis = handClient(url)
     const key = `builds-hand-${++runs}`
-    for (let i = 1; i <= n; i++) {
-      if ((await redis.set(key, String(i), 'PX', 10_000, 'NX')) !== 'OK') {
-        throw new Error('the hand lease was not free')
-      }
-      await redis.handRelease(key, String(i))
-    }
+    for (let i = 1; i <= n; i++) await handLease(redis, key, i)
     redis.disconnect()
   })
 }

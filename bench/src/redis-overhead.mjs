@@ -8,7 +8,7 @@ import { createRuntime, run, shutdown } from '@vega/job-core'
 import { createRedisCoordination } from '@vega/job-redis'
 import { Redis } from 'ioredis'
 import { check } from './harness.mjs'
-import { HAND_RELEASE, redisUrl } from './redis-server.mjs'
+import { handClient, handLease, redisUrl } from './redis-server.mjs'
 
 // The server starts when the scenario loads, so no timed run pays for it.
 await redisUrl()
@@ -18,23 +18,22 @@ const FLOOR = 'floor: the hand lease in a job-core task per call'
 const STRATEGIES = ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest']
 let rounds = 0
 
-/** The hand lease in one job-core task per call, each awaited: what a task per call adds, with no coordination. */
-async function handLeaseInTasks(n) {
-  const redis = new Redis(await redisUrl())
-  redis.defineCommand('handRelease', { numberOfKeys: 1, lua: HAND_RELEASE })
-  const key = `bench-hand-task-${++rounds}`
-  const runtime = createRuntime()
+/**
+ * `n` hand leases one after another; with `inTasks`, each inside a job-core
+ * task (the floor row: what a task per call adds, with no coordination).
+ */
+async function handRun(n, { inTasks }) {
+  const redis = handClient(await redisUrl())
+  const key = `bench-hand-${inTasks ? 'task-' : ''}${++rounds}`
+  const runtime = inTasks ? createRuntime() : undefined
   let sum = 0
   for (let i = 1; i <= n; i++) {
-    sum += await run(runtime, async () => {
-      const token = String(i)
-      const taken = await redis.set(key, token, 'PX', 10_000, 'NX')
-      if (taken !== 'OK') throw new Error('the hand lease was not free')
-      await redis.handRelease(key, token)
-      return i
-    })
+    sum +=
+      runtime === undefined
+        ? await handLease(redis, key, i)
+        : await run(runtime, () => handLease(redis, key, i))
   }
-  await shutdown(runtime)
+  if (runtime !== undefined) await shutdown(runtime)
   const left = await redis.exists(key)
   redis.disconnect()
   return { calls: n, sum, expected: (n * (n + 1)) / 2, left }
@@ -68,28 +67,12 @@ export default {
     {
       name: HAND,
       baseline: true,
-      async run(n) {
-        const redis = new Redis(await redisUrl())
-        // By SHA, as the package sends its scripts.
-        redis.defineCommand('handRelease', { numberOfKeys: 1, lua: HAND_RELEASE })
-        const key = `bench-hand-${++rounds}`
-        let sum = 0
-        for (let i = 1; i <= n; i++) {
-          const token = String(i)
-          const taken = await redis.set(key, token, 'PX', 10_000, 'NX')
-          if (taken !== 'OK') throw new Error('the hand lease was not free')
-          sum += i
-          await redis.handRelease(key, token)
-        }
-        const left = await redis.exists(key)
-        redis.disconnect()
-        return { calls: n, sum, expected: (n * (n + 1)) / 2, left }
-      },
+      run: (n) => handRun(n, { inTasks: false }),
     },
     {
       name: FLOOR,
       info: true,
-      run: handLeaseInTasks,
+      run: (n) => handRun(n, { inTasks: true }),
     },
     ...STRATEGIES.map((strategy) => ({
       name: `job-redis ${strategy}`,
