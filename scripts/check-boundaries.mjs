@@ -40,8 +40,9 @@ function importsOf(file) {
  */
 const MANIFESTS = {
   '@vega/job-redis': {
-    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
-    dependencies: ['ioredis'],
+    // The app makes the ioredis client it passes, so its major is the app's.
+    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler', 'ioredis'],
+    dependencies: [],
   },
   '@vega/job-react': {
     peers: ['@vega/job-core', 'react'],

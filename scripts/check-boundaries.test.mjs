@@ -22,8 +22,8 @@ const coordination = {
 }
 const redis = {
   name: '@vega/job-redis',
-  dependencies: { ioredis: '^5.9.2' },
   peerDependencies: {
+    ioredis: '^5.11.1 || ^6.1.0',
     '@vega/job-core': '^1.0.0',
     '@vega/job-coordination': '^1.0.0',
     '@vega/job-scheduler': '^1.0.0',
@@ -74,12 +74,11 @@ test('every rule reports its violation', () => {
   rmSync(root, { recursive: true })
 })
 
-test('the redis package takes its siblings as peers and ioredis as a real dependency', () => {
+test('the redis package takes its siblings and ioredis as peers', () => {
   const root = tree({
     'packages/job-redis/package.json': {
       name: '@vega/job-redis',
-      dependencies: { '@vega/job-core': '^1.0.0' },
-      devDependencies: { ioredis: '^5.9.2' },
+      dependencies: { '@vega/job-core': '^1.0.0', ioredis: '^5.11.1' },
       peerDependencies: { '@vega/job-coordination': '^1.0.0' },
     },
     'packages/job-redis/src/index.ts': "import { Redis } from 'ioredis'\n",
@@ -88,7 +87,8 @@ test('the redis package takes its siblings as peers and ioredis as a real depend
   assert.match(problems, /must declare @vega\/job-core in peerDependencies/)
   assert.match(problems, /must take @vega\/job-core as a peer, not in dependencies/)
   assert.match(problems, /must declare @vega\/job-scheduler in peerDependencies/)
-  assert.match(problems, /must declare ioredis in dependencies \(a real dependency\)/)
+  assert.match(problems, /must declare ioredis in peerDependencies/)
+  assert.match(problems, /must take ioredis as a peer, not in dependencies/)
   assert.doesNotMatch(problems, /@vega\/job-coordination in peerDependencies/)
   rmSync(root, { recursive: true })
 })
