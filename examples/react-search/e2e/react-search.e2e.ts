@@ -70,13 +70,13 @@ afterAll(async () => {
 })
 
 /**
- * The devtools panel in the dev server: Ctrl+Shift+J opens it, and the four
+ * The devtools panel in the dev server: Ctrl+Shift+F opens it, and the four
  * searches typed so far are rows (it recorded them while closed); three were
  * restarted away, one answered.
  */
 async function checkDevtoolsPanel(page: Page): Promise<void> {
   const panel = page.locator('vega-job-devtools')
-  await page.keyboard.press('Control+Shift+J')
+  await page.keyboard.press('Control+Shift+F')
   await expect.poll(() => panel.isVisible(), { timeout: 30_000 }).toBe(true)
   await panel.locator('[data-filter="label"]').fill('search')
   const rows = panel.locator('[data-task-id]')
@@ -100,7 +100,7 @@ async function checkDevtoolsPanel(page: Page): Promise<void> {
     mkdirSync(DOCS, { recursive: true })
     await page.screenshot({ path: `${DOCS}react-search-devtools.png` })
   }
-  await page.keyboard.press('Control+Shift+J')
+  await page.keyboard.press('Control+Shift+F')
   await expect.poll(() => panel.isVisible()).toBe(false)
 }
 
@@ -109,7 +109,7 @@ async function checkDevtoolsPanel(page: Page): Promise<void> {
  * nothing, no element exists, and no built file holds the panel's code.
  */
 async function checkNoDevtools(page: Page): Promise<void> {
-  await page.keyboard.press('Control+Shift+J')
+  await page.keyboard.press('Control+Shift+F')
   expect(
     await page.evaluate(() => ({
       element: document.querySelector('vega-job-devtools') !== null,

@@ -1,9 +1,10 @@
 import { formatNdjson } from '@vega/job-devtools-protocol'
 import { type Grouping, type RowFilter, TERMINAL_STATES } from '../internal/model.js'
 import type { PanelHost, PanelView } from '../internal/view-contract.js'
+import { STATE_STYLES } from '../palette.js'
 import { DetailsView } from './details.js'
 import { el, setData, setText } from './dom.js'
-import { LanesView } from './lanes.js'
+import { LanesView, MARK_COLORS } from './lanes.js'
 import { LogView } from './log.js'
 import { PANEL_CSS } from './styles.js'
 
@@ -30,6 +31,11 @@ const SETTLED_AGE: ReadonlyArray<[string, string]> = [
 export function createView(host: PanelHost): PanelView {
   const { model } = host
   let selectedSession: string | undefined
+  /**
+   * Whether the user picked an older session: until then, and again once
+   * they pick the newest, the panel follows the newest session.
+   */
+  let sessionPicked = false
   let selectedTask: number | undefined
   let paused = false
   let filter: RowFilter = {}
@@ -60,6 +66,7 @@ export function createView(host: PanelHost): PanelView {
   const sessionPicker = el('select', { dataset: { session: '' }, attrs: { title: 'session' } })
   sessionPicker.addEventListener('change', () => {
     selectedSession = sessionPicker.value
+    sessionPicked = selectedSession !== [...model.sessions.keys()].at(-1)
     selectedTask = undefined
     touch()
   })
@@ -74,6 +81,7 @@ export function createView(host: PanelHost): PanelView {
   clear.addEventListener('click', () => {
     model.clear()
     selectedSession = undefined
+    sessionPicked = false
     selectedTask = undefined
     touch()
   })
@@ -99,6 +107,20 @@ export function createView(host: PanelHost): PanelView {
   fileInput.addEventListener('change', () => void loadFiles(fileInput.files))
   const snapshot = el('button', { text: 'resync', dataset: { action: 'snapshot' } })
   snapshot.addEventListener('click', () => host.requestSnapshot())
+  // A panel that fills its page (the standalone one) has nothing to close to.
+  const closeButton =
+    host.position === 'fill'
+      ? undefined
+      : el('button', {
+          text: '✕',
+          className: 'close',
+          dataset: { action: 'close' },
+          attrs: {
+            title: host.hotkey === false ? 'close' : `close (${host.hotkey} opens it again)`,
+            'aria-label': 'close the devtools panel',
+          },
+        })
+  closeButton?.addEventListener('click', () => host.close())
 
   const gapBanner = el('div', { className: 'banner', dataset: { gap: '' } })
   const loadBanner = el('div', { className: 'banner error', dataset: { loadErrors: '' } })
@@ -180,6 +202,26 @@ export function createView(host: PanelHost): PanelView {
     touch()
   })
 
+  // What an empty panel says: how to get a session into it.
+  const emptyHint = el('div', { className: 'empty hint', dataset: { emptyHint: '' } }, [
+    el('p', {
+      text:
+        host.relayUrl === undefined
+          ? 'No session yet: the runtime has sent nothing, or load a recording (NDJSON) with the file picker or by dropping it here.'
+          : 'No session yet. Connect a Node process to this panel:',
+    }),
+    ...(host.relayUrl === undefined
+      ? []
+      : [
+          el('pre', {
+            text: `import { connectDevtools, createWebSocketTransport } from '@vega/job-devtools-protocol'\nimport { WebSocket } from 'ws' // Node 20; Node 22 has a global WebSocket\n\nconnectDevtools(runtime, createWebSocketTransport('${host.relayUrl}', { WebSocket }))`,
+          }),
+          el('p', {
+            text: 'or load a recording (NDJSON) with the file picker or by dropping it here.',
+          }),
+        ]),
+  ])
+
   const root = el('div', { className: 'root', dataset: { panel: '' } }, [
     el('header', {}, [
       el('strong', { text: '@vega/job devtools' }),
@@ -190,6 +232,7 @@ export function createView(host: PanelHost): PanelView {
       exportButton,
       snapshot,
       fileInput,
+      ...(closeButton === undefined ? [] : [closeButton]),
     ]),
     gapBanner,
     loadBanner,
@@ -205,8 +248,9 @@ export function createView(host: PanelHost): PanelView {
       zoomOut,
       follow,
     ]),
+    legend(),
     el('div', { className: 'main' }, [
-      lanesView.element,
+      el('div', { className: 'timeline' }, [lanesView.axis, lanesView.element, emptyHint]),
       el('div', { className: 'side' }, [detailsView.element, logView.element]),
     ]),
   ])
@@ -223,13 +267,22 @@ export function createView(host: PanelHost): PanelView {
   const style = el('style', { text: PANEL_CSS })
   host.shadow.append(style, root)
 
-  /** The session to show: one a load just added, else the one picked, else the first. */
+  /**
+   * The session to show: one a load just added, else the one the user
+   * picked, else the newest (a page that starts a runtime per run, as the
+   * lab does, shows its latest run).
+   */
   const pickSession = (): void => {
     const preferred = host.takePreferredSession()
-    if (preferred !== undefined && model.sessions.has(preferred)) selectedSession = preferred
-    if (selectedSession === undefined || !model.sessions.has(selectedSession)) {
-      selectedSession = model.sessions.keys().next().value
+    if (preferred !== undefined && model.sessions.has(preferred)) {
+      selectedSession = preferred
+      sessionPicked = true
     }
+    if (sessionPicked && selectedSession !== undefined && model.sessions.has(selectedSession))
+      return
+    const newest = [...model.sessions.keys()].at(-1)
+    if (newest !== selectedSession) selectedTask = undefined
+    selectedSession = newest
   }
 
   const renderHeader = (): void => {
@@ -267,6 +320,14 @@ export function createView(host: PanelHost): PanelView {
     }
   }
 
+  // Time goes on without events: a running or parked bar keeps growing, and
+  // per second (the second before now) falls to 0 in an idle session.
+  // Twice a second is enough for both, and costs nothing while closed;
+  // paused, the panel stays as it was.
+  const clock = setInterval(() => {
+    if (!paused) touch()
+  }, 500)
+
   return {
     render(withData) {
       const dataNew = withData && !paused && drawnRevision !== model.revision
@@ -299,6 +360,7 @@ export function createView(host: PanelHost): PanelView {
         selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
       logView.place(session?.log.size ?? 0)
       renderHeader()
+      if (emptyHint.hidden !== (session !== undefined)) emptyHint.hidden = session !== undefined
       if (session === undefined) {
         gapBanner.hidden = true
         for (const cell of countCells.values()) setText(cell, '0')
@@ -320,9 +382,16 @@ export function createView(host: PanelHost): PanelView {
       for (const state of LIVE_STATES) setCount(countCells.get(state), live[state] ?? 0)
       for (const state of TERMINAL_STATES)
         setCount(countCells.get(state), session.settled[state] ?? 0)
-      setCount(throughput, model.throughput(session.key))
+      const now = model.sessionNow(session.key)
+      setCount(throughput, model.throughput(session.key, now))
       const rows = model.rows(session.key, filter, grouping)
-      lanesView.render({ session, rows, selected: selectedTask, showKey: grouping === 'key' })
+      lanesView.render({
+        session,
+        rows,
+        selected: selectedTask,
+        showKey: grouping === 'key',
+        now,
+      })
       if (split) {
         logBehind = true
         host.invalidate()
@@ -337,10 +406,40 @@ export function createView(host: PanelHost): PanelView {
       return !uiDirty && !logBehind && (paused || drawnRevision === model.revision)
     },
     destroy() {
+      clearInterval(clock)
       style.remove()
       root.remove()
     },
   }
+}
+
+/** The legend: one swatch per state from the shared palette, then the marks. */
+function legend(): HTMLElement {
+  const items: HTMLElement[] = STATE_STYLES.filter((style) => style.name !== 'idle').map((style) =>
+    el('span', { className: 'legend-item', dataset: { legendState: style.name } }, [
+      el('i', {
+        className: 'swatch',
+        attrs: { style: `background: ${style.background}`, 'aria-hidden': 'true' },
+      }),
+      style.name === 'parked'
+        ? 'parked (hatched: waits on a coordinator, a shaper, dependencies or a retry)'
+        : style.name === 'success' || style.name === 'error' || style.name === 'cancelled'
+          ? `ends ${style.name}`
+          : style.name,
+    ]),
+  )
+  const mark = (kind: string, glyph: string, text: string) =>
+    el('span', { className: 'legend-item', dataset: { legendMark: kind } }, [
+      el('b', { text: glyph, attrs: { style: `color: ${MARK_COLORS[kind] ?? '#fff'}` } }),
+      text,
+    ])
+  items.push(
+    mark('retry', '|', 'retry'),
+    mark('restart', '▲', 'restarted'),
+    mark('reuse', '●', 'reused / queued behind'),
+    el('span', { className: 'legend-item' }, ['✕ reason: why it was cancelled']),
+  )
+  return el('div', { className: 'legend', dataset: { legend: '' } }, items)
 }
 
 function setCount(cell: HTMLElement | undefined, value: number): void {
