@@ -39,6 +39,13 @@ describe('the standalone panel', () => {
         page.locator('vega-job-devtools [data-connection]').getAttribute('data-connection'),
       )
       .toBe('connected')
+    // Empty, the page says how to connect a process to it, with this relay's URL.
+    const hint = page.locator('vega-job-devtools [data-empty-hint]')
+    expect(await hint.isVisible()).toBe(true)
+    const hintText = (await hint.textContent()) ?? ''
+    expect(hintText).toContain('Connect a Node process to this panel')
+    expect(hintText).toContain(`createWebSocketTransport('${server.relayUrl}`)
+    await saveScreenshot(page, 'standalone-empty')
     const first = startProducer(server.relayUrl, 'worker-a', 3)
     const second = startProducer(server.relayUrl, 'worker-b', 4)
     await Promise.all([first.ran, second.ran])
@@ -58,6 +65,7 @@ describe('the standalone panel', () => {
         .poll(() => page.locator('vega-job-devtools [data-count="success"]').textContent())
         .toBe(String(calls))
     }
+    expect(await hint.isVisible()).toBe(false)
     await saveScreenshot(page, 'standalone')
     expect(await first.stop()).toBe(0)
     expect(await second.stop()).toBe(0)
