@@ -146,7 +146,7 @@ describe('states from one palette, with a legend and a time axis', () => {
     expect(parkedSwatch?.background).toContain('repeating-linear-gradient')
     expect(parkedSwatch?.background).toContain(`rgb(${parked.join(', ')})`)
     expect(legend.find((item) => item.state === 'queued')?.color).toBe(`rgb(${queued.join(', ')})`)
-    expect(parkedSwatch?.text).toMatch(/hatched/)
+    expect(parkedSwatch?.text).toMatch(/hatched: waiting on a coordinator/)
     await page.close()
   })
 

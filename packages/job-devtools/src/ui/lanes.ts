@@ -18,15 +18,37 @@ export const MARK_COLORS: Readonly<Record<string, string>> = {
   abandoned: '#ff8f8f',
 }
 
+/** A task as the panel points at it: ids are per session, so with its session. */
+export interface TaskRef {
+  readonly session: string
+  readonly id: number
+}
+
+/** The process a row belongs to, when several sessions share the lanes. */
+export interface ProcessTag {
+  readonly name: string
+  readonly color: string
+}
+
 /** What the lanes draw in one frame. */
 export interface LanesFrame {
-  readonly session: PanelSession
   readonly rows: readonly TaskTimeline[]
-  readonly selected: number | undefined
+  /** The session each row belongs to (one, or several side by side). */
+  sessionOf(task: TaskTimeline): PanelSession
+  /** Side by side: each row's process, shown as a coloured column. */
+  processOf: ((task: TaskTimeline) => ProcessTag) | undefined
+  readonly selected: TaskRef | undefined
   readonly showKey: boolean
-  /** Now on the session's clock: where open segments end and "follow now" looks. */
+  /** Where the time axis starts: the first event of the (earliest) session. */
+  readonly firstTs: number
+  /** Now on the sessions' clock: where open segments end and "follow now" looks. */
   readonly now: number
 }
+
+const isSelected = (frame: LanesFrame, task: TaskTimeline): boolean =>
+  frame.selected !== undefined &&
+  frame.selected.id === task.id &&
+  frame.selected.session === frame.sessionOf(task).key
 
 /** Ticks about every 90 px, at 1, 2 or 5 times a power of ten milliseconds. */
 function tickStep(span: number, width: number): number {
@@ -70,7 +92,7 @@ export class LanesView {
   private geometry = { height: ROW_HEIGHT, width: 1, scrollTop: 0 }
 
   constructor(
-    private readonly onSelect: (taskId: number) => void,
+    private readonly onSelect: (task: TaskRef) => void,
     private readonly onChange: () => void,
   ) {
     this.axisTicks = el('div', { className: 'ticks' })
@@ -105,8 +127,9 @@ export class LanesView {
       this.drag = undefined
       if (drag === undefined || drag.moved || this.last === undefined) return
       const y = event.clientY - this.canvas.getBoundingClientRect().top
-      const row = this.last.frame.rows[this.last.first + Math.floor(y / ROW_HEIGHT)]
-      if (row !== undefined) this.onSelect(row.id)
+      const { frame } = this.last
+      const row = frame.rows[this.last.first + Math.floor(y / ROW_HEIGHT)]
+      if (row !== undefined) this.onSelect({ session: frame.sessionOf(row).key, id: row.id })
     })
     this.canvas.addEventListener(
       'wheel',
@@ -171,10 +194,10 @@ export class LanesView {
     this.renderLabels(frame, visible, offset)
 
     const now = this.follow ? frame.now : this.end
-    const span = this.span ?? Math.min(60_000, Math.max(20, (now - frame.session.firstTs) * 1.1))
+    const span = this.span ?? Math.min(60_000, Math.max(20, (now - frame.firstTs) * 1.1))
     const t0 = now + span * 0.04 - span
     this.last = { frame, t0, span, first }
-    const ticks = this.renderAxis(frame.session.firstTs, t0, span, width)
+    const ticks = this.renderAxis(frame.firstTs, t0, span, width)
     this.drawCanvas(frame, visible, offset, width, height, t0, span, frame.now, ticks)
   }
 
@@ -217,8 +240,11 @@ export class LanesView {
       const row = el('div', { className: 'row' }, [
         el('span', { className: 'label' }),
         el('span', { className: 'state' }),
+        el('span', { className: 'process' }),
       ])
-      row.addEventListener('click', () => this.onSelect(Number(row.dataset.taskId)))
+      row.addEventListener('click', () =>
+        this.onSelect({ session: row.dataset.session ?? '', id: Number(row.dataset.taskId) }),
+      )
       this.pool.push(row)
       this.labels.append(row)
     }
@@ -232,9 +258,20 @@ export class LanesView {
       if (row.hidden) row.hidden = false
       setStyle(row, 'top', `${offset + index * ROW_HEIGHT}px`)
       setData(row, 'taskId', String(task.id))
+      setData(row, 'session', frame.sessionOf(task).key)
       setData(row, 'state', task.state)
-      row.classList.toggle('selected', task.id === frame.selected)
-      const [label, state] = row.children as unknown as [HTMLElement, HTMLElement]
+      row.classList.toggle('selected', isSelected(frame, task))
+      const [label, state, process] = row.children as unknown as [
+        HTMLElement,
+        HTMLElement,
+        HTMLElement,
+      ]
+      const tag = frame.processOf?.(task)
+      if (process.hidden !== (tag === undefined)) process.hidden = tag === undefined
+      if (tag !== undefined) {
+        setText(process, tag.name)
+        if (process.style.color !== tag.color) process.style.color = tag.color
+      }
       const name = task.label ?? task.key ?? '(no label)'
       setText(
         label,
@@ -246,8 +283,14 @@ export class LanesView {
 
   private lanesOf(frame: LanesFrame, tasks: readonly TaskTimeline[]): Lane[] {
     const missing = tasks.filter((task) => !this.laneCache.has(task))
-    if (missing.length > 0) {
-      const { meta } = frame.session.held
+    // The protocol's lanes() reads one session at a time.
+    const bySession = new Map<PanelSession, TaskTimeline[]>()
+    for (const task of missing) {
+      const session = frame.sessionOf(task)
+      bySession.set(session, [...(bySession.get(session) ?? []), task])
+    }
+    for (const [session, missing] of bySession) {
+      const { meta } = session.held
       const state = {
         sessions: {
           [meta.sid]: {
@@ -295,7 +338,7 @@ export class LanesView {
     ctx.textBaseline = 'middle'
     this.lanesOf(frame, visible).forEach((lane, index) => {
       const top = offset + index * ROW_HEIGHT
-      if (lane.taskId === frame.selected) {
+      if (isSelected(frame, visible[index] as TaskTimeline)) {
         ctx.fillStyle = '#2b3a55'
         ctx.fillRect(0, top, width, ROW_HEIGHT)
       }

@@ -23,7 +23,7 @@ input[type='text'], input[type='search'] { width: 110px; }
 .banner[hidden] { display: none; }
 .counts span.count { display: inline-flex; gap: 4px; align-items: baseline; margin-right: 8px; }
 .counts b { font-weight: 600; color: #fff; font-variant-numeric: tabular-nums; }
-.legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 12px; padding: 3px 8px; font-size: 11px; color: #aab2c5; border-bottom: 1px solid #2a2e37; }
+.legend { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 10px; padding: 3px 8px; font-size: 11px; color: #aab2c5; border-bottom: 1px solid #2a2e37; }
 .legend-item { display: inline-flex; align-items: center; gap: 4px; }
 .legend .swatch { display: inline-block; width: 18px; height: 10px; border-radius: 2px; }
 .legend b { font-weight: 700; }
@@ -47,6 +47,9 @@ header .close { margin-left: auto; }
 .row.selected { background: #2b3a55; }
 .row .label { overflow: hidden; text-overflow: ellipsis; flex: 1 1 auto; }
 .row .state { font-size: 11px; color: #aab2c5; }
+/* Side by side: the process a row belongs to, first in the row, in its colour. */
+.row .process { order: -1; flex: 0 0 auto; max-width: 72px; overflow: hidden; text-overflow: ellipsis; font-size: 11px; font-weight: 600; }
+.row .process[hidden] { display: none; }
 .row .group { color: #6aa9ff; font-size: 11px; }
 canvas { display: block; flex: 1 1 auto; min-width: 0; cursor: grab; }
 .side { flex: 0 0 34%; display: flex; flex-direction: column; border-left: 1px solid #2a2e37; min-width: 0; min-height: 0; overflow: hidden; }
