@@ -116,7 +116,11 @@ test('with --devtools, the two processes show as two sessions in the standalone 
     await panel.locator('select[data-session]').selectOption(value ?? '')
     const rows = await until(
       () => panel.locator('[data-task-id]').allTextContents(),
-      (texts) => texts.length === calls.length && texts.every((text) => text.includes('success')),
+      // The session's own calls, not the rows of the one shown before the pick.
+      (texts) =>
+        texts.length === calls.length &&
+        texts.every((text) => text.includes('success')) &&
+        calls.every((call) => texts.some((text) => text.includes(`call #${call} serialize`))),
       `${runtime}: its calls settled as rows`,
     )
     for (const call of calls) {

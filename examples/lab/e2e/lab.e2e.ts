@@ -364,9 +364,19 @@ describe('the web lab', () => {
     await pick('restart')
     await fire('built-ins')
     await page.locator('#toggle-devtools').click()
+    // The newest session is shown (the picker's last option is every session side by side).
     const picker = page.locator('vega-job-devtools select[data-session]')
-    const last = await picker.locator('option').last().getAttribute('value')
-    await picker.selectOption(last ?? '')
+    await expect.poll(() => picker.locator('option').count()).toBeGreaterThan(2)
+    const options = await picker.locator('option').allTextContents()
+    expect(options.at(-1)).toBe(`all ${options.length - 1} sessions, side by side`)
+    await expect
+      .poll(() => picker.inputValue())
+      .toBe(
+        await picker
+          .locator('option')
+          .nth(options.length - 2)
+          .getAttribute('value'),
+      )
     await expect.poll(() => page.locator('vega-job-devtools [data-task-id]').count()).toBe(4)
     await expect
       .poll(() => page.locator('vega-job-devtools [data-count="cancelled"]').textContent())
@@ -444,8 +454,12 @@ describe('the web lab', () => {
       .toBe('4')
     expect(await page.locator('vega-job-devtools [data-count="cancelled"]').textContent()).toBe('0')
     const picker = page.locator('vega-job-devtools select[data-session]')
+    const count = await picker.locator('option').count()
     expect(await picker.inputValue()).toBe(
-      await picker.locator('option').last().getAttribute('value'),
+      await picker
+        .locator('option')
+        .nth(count - 2)
+        .getAttribute('value'),
     )
     const swatches = await page.evaluate(() => {
       const background = (element: Element | null | undefined) =>
@@ -469,6 +483,14 @@ describe('the web lab', () => {
   // (`pnpm screenshots`, which sets SCREENSHOTS=1), so a test run leaves the
   // working tree as it found it.
   it('renders the page as an image; writes docs/lab-web.png only with SCREENSHOTS=1', async () => {
+    // The README's figure: serialize (the queue, parked hatched) and bounded(2), both current.
+    await setDuration(200)
+    await pick('serialize')
+    await fire('built-ins')
+    await pick('bounded(limit)')
+    await page.locator('#limit').fill('2')
+    await fire('custom')
+    expect(await page.locator('[data-stale]').count()).toBe(0)
     const image = await page.screenshot({ fullPage: true })
     expect(image.subarray(1, 4).toString('latin1')).toBe('PNG')
     expect(image.length).toBeGreaterThan(10_000)

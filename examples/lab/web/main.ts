@@ -295,7 +295,7 @@ function legend(): HTMLElement {
       'li',
       { 'data-legend-state': state },
       h('span', {
-        class: end ? 'swatch end' : 'swatch',
+        class: end ? 'swatch swatch-end' : 'swatch',
         'aria-hidden': 'true',
         style: `background:${end ? stateStyle(state).color : stateStyle(state).background}`,
       }),

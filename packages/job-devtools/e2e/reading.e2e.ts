@@ -138,6 +138,7 @@ describe('states from one palette, with a legend and a time axis', () => {
       'running',
       'parked',
       'queued',
+      'idle',
       'success',
       'cancelled',
       'error',

@@ -507,7 +507,7 @@ export function createView(host: PanelHost): PanelView {
 
 /** The legend: one swatch per state from the shared palette, then the marks. */
 function legend(): HTMLElement {
-  const items: HTMLElement[] = STATE_STYLES.filter((style) => style.name !== 'idle').map((style) =>
+  const items: HTMLElement[] = STATE_STYLES.map((style) =>
     el('span', { className: 'legend-item', dataset: { legendState: style.name } }, [
       el('i', {
         className: 'swatch',
@@ -515,9 +515,11 @@ function legend(): HTMLElement {
       }),
       style.name === 'parked'
         ? 'parked (hatched: waiting on a coordinator, shaper, dependencies or retry)'
-        : style.name === 'success' || style.name === 'error' || style.name === 'cancelled'
-          ? `ends ${style.name}`
-          : style.name,
+        : style.name === 'idle'
+          ? 'idle (not yet queued)'
+          : style.name === 'success' || style.name === 'error' || style.name === 'cancelled'
+            ? `ends ${style.name}`
+            : style.name,
     ]),
   )
   const mark = (kind: string, glyph: string, text: string) =>
