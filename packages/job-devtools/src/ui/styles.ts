@@ -53,8 +53,8 @@ header .close { margin-left: auto; }
 .row .group { color: #6aa9ff; font-size: 11px; }
 canvas { display: block; flex: 1 1 auto; min-width: 0; cursor: grab; }
 .side { flex: 0 0 34%; display: flex; flex-direction: column; border-left: 1px solid #2a2e37; min-width: 0; min-height: 0; overflow: hidden; }
-/* The details scroll within their share of the side: a long history is never cut off. */
-.details { flex: 0 1 auto; min-height: 0; max-height: 55%; overflow-y: auto; padding: 6px 8px; border-bottom: 1px solid #2a2e37; }
+/* The details scroll within their share of the side, with a scrollbar always drawn: a long history never looks cut off. */
+.details { flex: 0 1 auto; min-height: 0; max-height: 60%; overflow-y: scroll; scrollbar-width: thin; scrollbar-color: #5a6172 #1d2027; padding: 6px 8px; border-bottom: 1px solid #2a2e37; }
 .details h3 { font-size: 12px; margin: 0 0 4px; font-weight: 600; color: #fff; }
 .details dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; margin: 0 0 6px; }
 .details dt { color: #8b93a6; }
