@@ -3,7 +3,9 @@
 // to the whole foreground process group), SIGINT to pnpm alone, and SIGTERM
 // to pnpm alone (a process manager, `kill`). Each stop must exit 0 with no
 // pnpm error text, free the port the command served on, and leave no process
-// of its group behind (`node dist/bin.js` used to stay on its port).
+// of its group behind (`node dist/bin.js` used to stay on its port). The
+// Redis lab is stopped mid-run: its two worker processes and its own
+// redis-server must go too.
 // (`pnpm test:e2e` has just built the packages, so each command's own build
 // step is a cache hit.)
 import assert from 'node:assert/strict'
@@ -13,14 +15,18 @@ import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const URL_PATTERN = /(http:\/\/127\.0\.0\.1:(\d+)\/)/
+const HTTP = /(http:\/\/127\.0\.0\.1:(\d+)\/)/
+// The lab's banner names its redis-server once both workers are ready.
+const REDIS = /on one Redis \((redis:\/\/127\.0\.0\.1:(\d+))\)/
 
-/** The commands, each with what makes it print the URL it serves. */
+/** The commands: how to run each, and the address it prints once it serves. */
 const COMMANDS = [
   // Port 0: a free port of the system's choosing, not someone's running 4318.
-  { script: 'devtools', env: { VEGA_DEVTOOLS_PORT: '0' } },
-  { script: 'example:react', env: {} },
-  { script: 'lab:web', env: {} },
+  { script: 'devtools', args: [], env: { VEGA_DEVTOOLS_PORT: '0' }, serves: HTTP },
+  { script: 'example:react', args: [], env: {}, serves: HTTP },
+  { script: 'lab:web', args: [], env: {}, serves: HTTP },
+  // Bodies of 5 s: the signal lands while the calls run.
+  { script: 'lab:redis', args: ['--', '--duration', '5000'], env: {}, serves: REDIS },
 ]
 const STOPS = [
   { name: 'Ctrl-C (SIGINT to the process group)', signal: 'SIGINT', group: true },
@@ -74,7 +80,7 @@ for (const command of COMMANDS) {
   describe(`pnpm ${command.script}`, () => {
     for (const stop of STOPS) {
       it(`stops cleanly on ${stop.name}: exit 0, no pnpm error, port free, nothing left`, async () => {
-        const child = spawn('pnpm', [command.script], {
+        const child = spawn('pnpm', [command.script, ...command.args], {
           cwd: ROOT,
           detached: true, // its own process group, as a terminal gives a command
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -88,7 +94,7 @@ for (const command of COMMANDS) {
         const served = new Promise((resolve, reject) => {
           const onData = (chunk) => {
             output += chunk.toString('utf8')
-            const match = URL_PATTERN.exec(output)
+            const match = command.serves.exec(output)
             if (match !== null) resolve({ url: match[1], port: Number(match[2]) })
           }
           child.stdout.on('data', onData)
@@ -96,9 +102,11 @@ for (const command of COMMANDS) {
           void exited.then(() => reject(new Error(`exited before serving:\n${output}`)))
         })
         const { url, port } = await served
-        const response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
-        await response.arrayBuffer()
-        assert.equal(response.status, 200)
+        if (url.startsWith('http:')) {
+          const response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+          await response.arrayBuffer()
+          assert.equal(response.status, 200)
+        }
 
         if (stop.group) process.kill(-child.pid, stop.signal)
         else child.kill(stop.signal)
