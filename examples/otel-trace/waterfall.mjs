@@ -1,6 +1,7 @@
 // Renders finished spans as an indented text waterfall, one trace at a time:
-// the tree on the left, a bar on a shared time axis, the duration, and what
-// the span says about itself (result, waits, links, errors).
+// the tree on the left, a bar on a shared time axis (its scale under the
+// bars), the duration, and what the span says about itself (result, waits,
+// links, errors).
 
 const BAR_WIDTH = 40
 
@@ -27,8 +28,13 @@ function notes(span, names) {
   if (a['vega.job.attempt'] !== undefined) parts.push(`attempt ${a['vega.job.attempt']}`)
   if (a['vega.job.result'] !== undefined) parts.push(String(a['vega.job.result']))
   if (a['vega.job.cancel.reason'] !== undefined) parts.push(`reason ${a['vega.job.cancel.reason']}`)
+  // The wait is measured on the runtime's clock, in whole milliseconds (the
+  // spans on the SDK's finer one): printed as such, no invented decimals.
+  // It sums every queued and parked stretch, retry backoff included.
   const waited = a['vega.job.wait.duration']
-  if (typeof waited === 'number' && waited > 0) parts.push(`waited ${(waited * 1e3).toFixed(1)} ms`)
+  if (typeof waited === 'number' && waited > 0) parts.push(`waited ${Math.round(waited * 1e3)} ms`)
+  // A task span without attempts: cancelled before it got a slot, its body never ran.
+  if (a['vega.job.attempts'] === 0) parts.push('never ran (no attempt span)')
   if (span.status.code === 2) parts.push(`ERROR ${a['error.type'] ?? ''}: ${span.status.message}`)
   for (const link of span.links) {
     const target = names.get(link.context.spanId) ?? link.context.spanId
@@ -71,7 +77,27 @@ export function renderWaterfall(spans) {
       const said = notes(span, names)
       lines.push(`  ${label.padEnd(width)}  │${bar}│ ${duration}${said === '' ? '' : `  ${said}`}`)
     }
+    lines.push(`  ${' '.repeat(width)}  ${scale(total)}`)
     lines.push('')
   }
   return lines
+}
+
+/**
+ * The time scale under a trace's bars, as wide as they are: 0 at the left
+ * border, the middle, the trace's length at the right border, and what one
+ * column stands for.
+ */
+export function scale(total) {
+  const cells = Array.from({ length: BAR_WIDTH }, () => '─')
+  const place = (text, at) => {
+    for (const [index, char] of [...text].entries()) cells[at + index] = char
+  }
+  const label = (value) => `${Number(value.toFixed(1))} ms`
+  place(' 0 ', 0)
+  const middle = ` ${label(total / 2)} `
+  place(middle, Math.round(BAR_WIDTH / 2 - middle.length / 2))
+  const end = ` ${label(total)} `
+  place(end, BAR_WIDTH - end.length)
+  return `└${cells.join('')}┘  one column ≈ ${Number((total / BAR_WIDTH).toFixed(2))} ms`
 }

@@ -246,6 +246,28 @@ async function scenario(processes, strategy, duration) {
   return out.join('\n')
 }
 
+// Ctrl-C or a SIGTERM mid-run stops both worker processes and the throwaway
+// redis-server, then exits 0: a stop the user asked for is no failure, so
+// pnpm prints no error, and nothing is left running.
+const live = { processes: [], starting: undefined }
+let stopping = false
+async function stopOnSignal(signal) {
+  process.exitCode = 0
+  if (stopping) return
+  stopping = true
+  process.stderr.write(`lab:redis: ${signal}: stopping processes A and B and redis-server\n`)
+  const exits = live.processes
+    .filter((p) => p.child.exitCode === null && p.child.signalCode === null)
+    .map((p) => new Promise((resolve) => p.child.once('exit', resolve)))
+  for (const p of live.processes) p.child.kill('SIGTERM')
+  await Promise.all(exits)
+  const server = await live.starting?.catch(() => undefined)
+  await server?.stop()
+  process.exit(0)
+}
+process.on('SIGINT', stopOnSignal)
+process.on('SIGTERM', stopOnSignal)
+
 async function main() {
   let opts
   try {
@@ -266,9 +288,11 @@ async function main() {
       return 2
     }
   }
-  const server = opts.redis === undefined ? await startRedis() : undefined
+  live.starting = opts.redis === undefined ? startRedis() : undefined
+  const server = await live.starting
   const url = opts.redis ?? server.url
   const processes = [new Process('A'), new Process('B')]
+  live.processes = processes
   const prefix = `redis-lab-${process.pid}`
   for (const p of processes) {
     p.child.send({ cmd: 'init', url, prefix, name: p.name, devtools: opts.devtools })

@@ -95,10 +95,17 @@ test('with --devtools, the two processes show as two sessions in the standalone 
   const options = panel.locator('select[data-session] option')
   const names = await until(
     () => options.allTextContents(),
-    (texts) => texts.length === 2,
-    'two sessions in the picker',
+    (texts) => texts.length === 3,
+    'two sessions in the picker, and both side by side',
   )
-  assert.deepEqual(names.map((name) => name.split(' · ')[0]).sort(), ['redis-lab A', 'redis-lab B'])
+  assert.deepEqual(
+    names
+      .slice(0, 2)
+      .map((name) => name.split(' · ')[0])
+      .sort(),
+    ['redis-lab A', 'redis-lab B'],
+  )
+  assert.equal(names[2], 'all 2 sessions, side by side')
 
   // #1 and #3 ran in A, #2 and #4 in B: each session holds its own two calls.
   for (const [runtime, calls] of [
@@ -109,7 +116,11 @@ test('with --devtools, the two processes show as two sessions in the standalone 
     await panel.locator('select[data-session]').selectOption(value ?? '')
     const rows = await until(
       () => panel.locator('[data-task-id]').allTextContents(),
-      (texts) => texts.length === calls.length && texts.every((text) => text.includes('success')),
+      // The session's own calls, not the rows of the one shown before the pick.
+      (texts) =>
+        texts.length === calls.length &&
+        texts.every((text) => text.includes('success')) &&
+        calls.every((call) => texts.some((text) => text.includes(`call #${call} serialize`))),
       `${runtime}: its calls settled as rows`,
     )
     for (const call of calls) {
@@ -122,6 +133,26 @@ test('with --devtools, the two processes show as two sessions in the standalone 
     // Nothing was lost between the processes and the panel.
     assert.equal(await panel.locator('[data-gap]').getAttribute('data-gap'), '0')
   }
+  // Side by side: the four calls in one lane list, in the order they started,
+  // each with the process that ran it.
+  await panel.locator('select[data-session]').selectOption({ label: names[2] })
+  const together = await until(
+    () =>
+      panel.locator('.row[data-task-id]').evaluateAll((rows) =>
+        rows.map((row) => ({
+          process: row.querySelector('.process')?.textContent,
+          label: row.querySelector('.label')?.textContent,
+        })),
+      ),
+    (rows) => rows.length === 4,
+    'the four calls side by side',
+  )
+  for (const [index, row] of together.entries()) {
+    const call = index + 1
+    assert.match(row.label ?? '', new RegExp(`call #${call} serialize`))
+    assert.equal(row.process, call % 2 === 1 ? 'redis-lab A' : 'redis-lab B')
+  }
+  assert.equal(await panel.locator('[data-count="success"]').textContent(), '4')
   if (process.env.SCREENSHOTS === '1') {
     mkdirSync(DOCS, { recursive: true })
     await page.screenshot({ path: `${DOCS}redis-lab-devtools.png` })

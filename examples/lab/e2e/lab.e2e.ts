@@ -364,9 +364,19 @@ describe('the web lab', () => {
     await pick('restart')
     await fire('built-ins')
     await page.locator('#toggle-devtools').click()
+    // The newest session is shown (the picker's last option is every session side by side).
     const picker = page.locator('vega-job-devtools select[data-session]')
-    const last = await picker.locator('option').last().getAttribute('value')
-    await picker.selectOption(last ?? '')
+    await expect.poll(() => picker.locator('option').count()).toBeGreaterThan(2)
+    const options = await picker.locator('option').allTextContents()
+    expect(options.at(-1)).toBe(`all ${options.length - 1} sessions, side by side`)
+    await expect
+      .poll(() => picker.inputValue())
+      .toBe(
+        await picker
+          .locator('option')
+          .nth(options.length - 2)
+          .getAttribute('value'),
+      )
     await expect.poll(() => page.locator('vega-job-devtools [data-task-id]').count()).toBe(4)
     await expect
       .poll(() => page.locator('vega-job-devtools [data-count="cancelled"]').textContent())
@@ -375,10 +385,112 @@ describe('the web lab', () => {
     expect(await page.locator('vega-job-devtools').isVisible()).toBe(false)
   })
 
+  it('marks a result stale when a control changes, and unmarks it when they agree again', async () => {
+    await setDuration(50)
+    await pick('dedupe')
+    await fire('built-ins')
+    const result = page.locator('#result-built-ins')
+    await pick('restart')
+    expect(await result.getAttribute('data-stale')).toBe('true')
+    const note = result.locator('[data-testid="stale"]')
+    expect(await note.textContent()).toBe(
+      'Stale: this result is for dedupe, body 50 ms; the controls now say restart, body 50 ms. Press Fire to run it.',
+    )
+    // The result under the note is still the one it names, dimmed.
+    expect((await read('built-ins')).coordinator).toBe('dedupe')
+    expect(
+      await result.locator('.lanes').evaluate((element) => getComputedStyle(element).opacity),
+    ).toBe('0.45')
+    await pick('dedupe')
+    expect(await result.getAttribute('data-stale')).toBe(null)
+    expect(await note.count()).toBe(0)
+    // The duration is shared: changing it makes every shown result stale.
+    await setDuration(60)
+    expect(await note.textContent()).toContain('the controls now say dedupe, body 60 ms')
+    await setDuration(50)
+    expect(await note.count()).toBe(0)
+    // Firing runs what the controls say, and the note goes.
+    await pick('restart')
+    const shown = await fire('built-ins')
+    expect(shown.coordinator).toBe('restart')
+    expect(await result.getAttribute('data-stale')).toBe(null)
+  })
+
+  it('disables every control while a run goes, so they cannot disagree with it', async () => {
+    await setDuration(300)
+    await pick('serialize')
+    const result = page.locator('#result-built-ins')
+    await page.locator('#fire-built-ins').click()
+    expect(await result.getAttribute('data-state')).toBe('running')
+    const enabled = () =>
+      page
+        .locator('.controls input, .controls button')
+        .evaluateAll((controls) =>
+          (controls as HTMLInputElement[])
+            .filter((control) => !control.disabled)
+            .map((c) => c.id || c.value),
+        )
+    expect(await enabled()).toEqual([])
+    await expect.poll(() => result.getAttribute('data-state'), { timeout: 30_000 }).toBe('done')
+    // Enabled again; the limit only while bounded(limit) is picked.
+    expect(await page.locator('#duration').isDisabled()).toBe(false)
+    expect(await page.locator('#fire-custom').isDisabled()).toBe(false)
+    await pick('forgetful')
+    expect(await page.locator('#limit').isDisabled()).toBe(true)
+    await pick('bounded(limit)')
+    expect(await page.locator('#limit').isDisabled()).toBe(false)
+  })
+
+  it('the Devtools button opens the latest run; the panel and the page draw states from one palette', async () => {
+    await setDuration(50)
+    await pick('restart')
+    await fire('built-ins')
+    await pick('none')
+    await fire('built-ins')
+    await page.locator('#toggle-devtools').click()
+    // No session picked: the panel shows the newest, the `none` run (4 successes, none cancelled).
+    await expect
+      .poll(() => page.locator('vega-job-devtools [data-count="success"]').textContent())
+      .toBe('4')
+    expect(await page.locator('vega-job-devtools [data-count="cancelled"]').textContent()).toBe('0')
+    const picker = page.locator('vega-job-devtools select[data-session]')
+    const count = await picker.locator('option').count()
+    expect(await picker.inputValue()).toBe(
+      await picker
+        .locator('option')
+        .nth(count - 2)
+        .getAttribute('value'),
+    )
+    const swatches = await page.evaluate(() => {
+      const background = (element: Element | null | undefined) =>
+        element === null || element === undefined ? '' : getComputedStyle(element).backgroundImage
+      const panel = document.querySelector('vega-job-devtools')?.shadowRoot
+      return {
+        page: background(
+          document.querySelector('#result-built-ins [data-legend-state="parked"] .swatch'),
+        ),
+        panel: background(panel?.querySelector('[data-legend-state="parked"] .swatch')),
+      }
+    })
+    expect(swatches.page).toContain('repeating-linear-gradient')
+    expect(swatches.page).toContain('rgb(224, 165, 38)')
+    expect(swatches.panel).toBe(swatches.page)
+    await page.locator('#toggle-devtools').click()
+    expect(await page.locator('vega-job-devtools').isVisible()).toBe(false)
+  })
+
   // The README's screenshot is tracked: it is rewritten only when asked
   // (`pnpm screenshots`, which sets SCREENSHOTS=1), so a test run leaves the
   // working tree as it found it.
   it('renders the page as an image; writes docs/lab-web.png only with SCREENSHOTS=1', async () => {
+    // The README's figure: serialize (the queue, parked hatched) and bounded(2), both current.
+    await setDuration(200)
+    await pick('serialize')
+    await fire('built-ins')
+    await pick('bounded(limit)')
+    await page.locator('#limit').fill('2')
+    await fire('custom')
+    expect(await page.locator('[data-stale]').count()).toBe(0)
     const image = await page.screenshot({ fullPage: true })
     expect(image.subarray(1, 4).toString('latin1')).toBe('PNG')
     expect(image.length).toBeGreaterThan(10_000)

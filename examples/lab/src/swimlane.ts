@@ -41,7 +41,10 @@ export interface SwimlaneOptions {
 /**
  * Draws one lane as `[====o     ]`: each state segment fills the columns
  * of the time it lasted, and the task's end is marked where it happened.
- * Pure ASCII, so it survives any terminal and any log file.
+ * A body that ran always shows: a running segment shorter than one column
+ * (restart cancels a body the moment the next call arrives) still gets one
+ * `=`, and the end mark moves one column right of it. Pure ASCII, so it
+ * survives any terminal and any log file.
  */
 export function drawLane(lane: Lane, options: SwimlaneOptions): string {
   const width = Math.max(2, options.width ?? 40)
@@ -59,9 +62,16 @@ export function drawLane(lane: Lane, options: SwimlaneOptions): string {
     const last = segment.toTs === undefined && lane.end === undefined ? to + 1 : to
     for (let c = from; c < last; c++) cells[c] = glyph
   }
-  if (lane.end !== undefined) {
-    drawLateBody(cells, lane, lane.end.ts, end, column)
-    cells[column(lane.end.ts)] = END_GLYPHS[lane.end.state] ?? '|'
+  const ran = lane.segments.find((segment) => segment.state === 'running')
+  let endColumn = lane.end === undefined ? undefined : column(lane.end.ts)
+  if (ran !== undefined && !cells.includes(STATE_GLYPHS.running as string)) {
+    const at = column(ran.fromTs)
+    cells[at] = STATE_GLYPHS.running as string
+    if (endColumn !== undefined && endColumn <= at) endColumn = Math.min(width - 1, at + 1)
+  }
+  if (lane.end !== undefined && endColumn !== undefined) {
+    drawLateBody(cells, lane, endColumn, end, column)
+    cells[endColumn] = END_GLYPHS[lane.end.state] ?? '|'
   }
   return `[${cells.join('')}]`
 }
@@ -74,21 +84,22 @@ export function drawLane(lane: Lane, options: SwimlaneOptions): string {
 function drawLateBody(
   cells: string[],
   lane: Lane,
-  endedAt: number,
+  endColumn: number,
   edge: number,
   column: (ts: number) => number,
 ): void {
+  const endedAt = lane.end?.ts ?? edge
   const exited = lane.marks.find((mark) => mark.kind === 'exited' && mark.ts >= endedAt)
   const abandoned = lane.marks.find((mark) => mark.kind === 'abandoned')
   if (exited === undefined && abandoned === undefined) return
   const exitColumn = column(exited?.ts ?? edge)
   const abandonColumn = abandoned === undefined ? undefined : column(abandoned.ts)
   const openEnd = exited === undefined ? 1 : 0
-  for (let c = column(endedAt) + 1; c < exitColumn + openEnd; c++) {
+  for (let c = endColumn + 1; c < exitColumn + openEnd; c++) {
     cells[c] =
       abandonColumn === undefined || c < abandonColumn ? BODY_GLYPHS.holding : BODY_GLYPHS.loose
   }
-  if (abandonColumn !== undefined && abandonColumn > column(endedAt)) {
+  if (abandonColumn !== undefined && abandonColumn > endColumn) {
     cells[abandonColumn] = BODY_GLYPHS.abandoned
   }
 }

@@ -33,6 +33,28 @@ describe('drawLane', () => {
     expect(describeEnd(merged, (id) => id)).toBe('cancelled (dedupe, by #1)')
   })
 
+  it('a body that ran for less than a column still shows one =, its end one column right', () => {
+    // restart: #3's body starts, and #4 cancels it within the same millisecond.
+    const restarted = lane({
+      state: 'cancelled',
+      segments: [
+        { state: 'idle', fromSeq: 1, fromTs: T0 + 50, toSeq: 2, toTs: T0 + 50 },
+        { state: 'queued', fromSeq: 2, fromTs: T0 + 50, toSeq: 3, toTs: T0 + 50 },
+        { state: 'running', fromSeq: 3, fromTs: T0 + 50, toSeq: 4, toTs: T0 + 50 },
+      ],
+      end: { state: 'cancelled', seq: 4, ts: T0 + 50, reason: 'abort', cancelledBy: 4 },
+      marks: [{ kind: 'exited', seq: 9, ts: T0 + 80, text: 'body exited' }],
+    })
+    expect(drawLane(restarted, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[     =x-   ]')
+    // Merged before running (dedupe): no body, no =.
+    const merged = lane({
+      state: 'cancelled',
+      segments: [{ state: 'idle', fromSeq: 1, fromTs: T0 + 50, toSeq: 2, toTs: T0 + 50 }],
+      end: { state: 'cancelled', seq: 2, ts: T0 + 50, reason: 'dedupe', cancelledBy: 1 },
+    })
+    expect(drawLane(merged, { startTs: T0, endTs: T0 + 100, width: 11 })).toBe('[     x     ]')
+  })
+
   it('an open segment (no end yet) runs to the right edge', () => {
     const live = lane({
       state: 'running',

@@ -1,4 +1,4 @@
-import { mountDevtools } from '@vega/job-devtools'
+import { mountDevtools, STATE_STYLES, stateStyle } from '@vega/job-devtools'
 import type { Envelope, Lane } from '@vega/job-devtools-protocol'
 import { explainStrategy } from '../src/explain.js'
 import { formatEvent, formatPromise } from '../src/report.js'
@@ -8,6 +8,13 @@ import { latestTs } from '../src/swimlane.js'
 import './style.css'
 
 const CALLS = 4
+
+// The state colours of the devtools panel, as CSS variables: one table for
+// the panel's lanes and this page's (--state-running, --state-parked-background…).
+for (const style of STATE_STYLES) {
+  document.documentElement.style.setProperty(`--state-${style.name}`, style.color)
+  document.documentElement.style.setProperty(`--state-${style.name}-background`, style.background)
+}
 
 /** `h('td', { class: 'x' }, 'text')`: just enough DOM building for two sections. */
 function h<K extends keyof HTMLElementTagNameMap>(
@@ -27,6 +34,15 @@ function byId<T extends HTMLElement>(id: string): T {
   return element as T
 }
 
+/** What a section's controls say: the coordinator and the body's duration. */
+interface Settings {
+  readonly spec: StrategySpec
+  readonly duration: number
+}
+
+const describeSettings = (settings: Settings) =>
+  `${strategyLabel(settings.spec)}, body ${settings.duration} ms`
+
 /** One section's result area: status, counts, the legend, one lane per call, the coordination log. */
 class FigureView {
   private live: LiveView | undefined
@@ -34,6 +50,8 @@ class FigureView {
   private duration = 0
   private frame = 0
   private finishedIn: number | undefined
+  /** Set when the controls no longer say what the result shows: the note above it. */
+  private staleNote: string | undefined
 
   constructor(private readonly root: HTMLElement) {
     this.root.dataset.state = 'idle'
@@ -42,7 +60,27 @@ class FigureView {
     )
   }
 
+  /**
+   * The controls changed: a result of other settings is marked stale (dimmed,
+   * with a note saying what it was run with), and unmarked when the controls
+   * come back to what it shows.
+   */
+  compare(current: Settings): void {
+    const spec = this.spec
+    if (spec === undefined || this.root.dataset.state !== 'done') return
+    const shown = { spec, duration: this.duration }
+    const stale = describeSettings(shown) !== describeSettings(current)
+    this.staleNote = stale
+      ? `Stale: this result is for ${describeSettings(shown)}; the controls now say ${describeSettings(current)}. Press Fire to run it.`
+      : undefined
+    if (stale) this.root.dataset.stale = 'true'
+    else delete this.root.dataset.stale
+    this.schedule()
+  }
+
   start(spec: StrategySpec, duration: number): void {
+    this.staleNote = undefined
+    delete this.root.dataset.stale
     this.spec = spec
     this.duration = duration
     this.live = undefined
@@ -99,6 +137,11 @@ class FigureView {
     const span = Math.max(endTs - startTs, this.duration, 1)
 
     this.root.replaceChildren(
+      ...(this.staleNote === undefined
+        ? []
+        : [
+            h('p', { class: 'stale-note', role: 'status', 'data-testid': 'stale' }, this.staleNote),
+          ]),
       h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }, status),
       h(
         'dl',
@@ -142,7 +185,7 @@ class FigureView {
         track.append(
           h('span', {
             class: `segment state-${segment.state.replace(':', '-')}`,
-            style: `left:${percent(segment.fromTs - startTs)};width:${percent(to - segment.fromTs)}`,
+            style: `left:${percent(segment.fromTs - startTs)};width:${percent(to - segment.fromTs)};background:${stateStyle(segment.state).background}`,
             title: `${segment.state}: ${to - segment.fromTs} ms`,
           }),
         )
@@ -152,7 +195,7 @@ class FigureView {
         track.append(
           h('span', {
             class: `end end-${lane.end.state}`,
-            style: `left:${percent(lane.end.ts - startTs)}`,
+            style: `left:${percent(lane.end.ts - startTs)};background:${stateStyle(lane.end.state).color}`,
             title: lane.end.state,
           }),
         )
@@ -245,22 +288,32 @@ class FigureView {
   }
 }
 
+/** The legend, from the devtools palette: the panel shows the same colours. */
 function legend(): HTMLElement {
-  const item = (swatch: string, text: string) =>
-    h('li', {}, h('span', { class: `swatch ${swatch}`, 'aria-hidden': 'true' }), text)
+  const item = (state: string, text: string, end: boolean) =>
+    h(
+      'li',
+      { 'data-legend-state': state },
+      h('span', {
+        class: end ? 'swatch swatch-end' : 'swatch',
+        'aria-hidden': 'true',
+        style: `background:${end ? stateStyle(state).color : stateStyle(state).background}`,
+      }),
+      text,
+    )
   return h(
     'ul',
     { class: 'legend', 'aria-label': 'Legend' },
-    item('state-running', 'running'),
-    item('state-parked-coordinator', 'parked'),
-    item('state-queued', 'queued'),
-    item('end-success', 'ended: success'),
-    item('end-cancelled', 'ended: cancelled'),
-    item('end-error', 'ended: error'),
+    item('running', 'running', false),
+    item('parked', 'parked (hatched): waiting on the coordinator', false),
+    item('queued', 'queued: waiting for the runtime to start it', false),
+    item('success', 'ended: success', true),
+    item('cancelled', 'ended: cancelled', true),
+    item('error', 'ended: error', true),
   )
 }
 
-// The devtools panel (Ctrl+Shift+J, or the button): every fire is one more
+// The devtools panel (Ctrl+Shift+F, or the button): every fire is one more
 // session in it. The scenarios already read the runtime through the wire
 // protocol; their envelopes go on to the panel through a MessageChannel.
 const devtoolsChannel = new MessageChannel()
@@ -277,13 +330,24 @@ byId<HTMLButtonElement>('toggle-devtools').addEventListener('click', () => {
   else devtools.open()
 })
 
-async function fire(
-  view: FigureView,
-  button: HTMLButtonElement,
-  spec: StrategySpec,
-  duration: number,
-): Promise<void> {
-  button.disabled = true
+// While a run is going, every control is disabled: the controls can never
+// say something else than the run on screen. (The duration is shared by both
+// sections, so one run holds both.)
+let running = 0
+function setBusy(change: 1 | -1): void {
+  running += change
+  const busy = running > 0
+  for (const control of document.querySelectorAll<HTMLInputElement | HTMLButtonElement>(
+    '.controls input, .controls button',
+  )) {
+    control.disabled = busy
+  }
+  if (!busy) limitInput.disabled = customSettings().spec.name !== 'bounded'
+}
+
+async function fire(view: FigureView, settings: Settings): Promise<void> {
+  const { spec, duration } = settings
+  setBusy(1)
   view.start(spec, duration)
   try {
     const result = await runScenario({
@@ -299,54 +363,64 @@ async function fire(
   } catch (error) {
     view.fail(error)
   } finally {
-    button.disabled = false
+    setBusy(-1)
   }
 }
 
 const durationInput = byId<HTMLInputElement>('duration')
 const durationValue = byId<HTMLOutputElement>('duration-value')
 const duration = () => Number(durationInput.value)
-durationInput.addEventListener('input', () => {
-  durationValue.value = `${duration()} ms`
-})
 
 const builtInView = new FigureView(byId('result-built-ins'))
 const builtInForm = byId<HTMLFormElement>('controls-built-ins')
-const builtInFire = byId<HTMLButtonElement>('fire-built-ins')
 const builtInExplain = byId<HTMLParagraphElement>('explain-built-ins')
-// What the chosen coordinator is for, shown before firing and kept while it runs.
-const explainBuiltIn = () => {
-  const name = String(new FormData(builtInForm).get('strategy'))
-  if (isStrategyName(name)) builtInExplain.textContent = explainStrategy(name)
-}
-builtInForm.addEventListener('change', explainBuiltIn)
-explainBuiltIn()
-builtInForm.addEventListener('submit', (event) => {
-  event.preventDefault()
-  const name = String(new FormData(builtInForm).get('strategy'))
-  if (!isStrategyName(name)) return
-  void fire(builtInView, builtInFire, { name }, duration())
-})
-
 const customView = new FigureView(byId('result-custom'))
 const customForm = byId<HTMLFormElement>('controls-custom')
-const customFire = byId<HTMLButtonElement>('fire-custom')
 const customExplain = byId<HTMLParagraphElement>('explain-custom')
 const limitInput = byId<HTMLInputElement>('limit')
+
+/** The radio checked in a form (read from the inputs: a disabled form gives FormData nothing). */
+const checked = (form: HTMLFormElement) =>
+  form.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? ''
 const readLimit = () => Math.max(1, Math.min(4, Math.round(Number(limitInput.value)) || 1))
-const syncCustom = () => {
-  const name = new FormData(customForm).get('custom') === 'forgetful' ? 'forgetful' : 'bounded'
-  limitInput.disabled = name !== 'bounded'
-  customExplain.textContent = explainStrategy(name, readLimit())
+function builtInSettings(): Settings {
+  const name = checked(builtInForm)
+  return { spec: { name: isStrategyName(name) ? name : 'none' }, duration: duration() }
 }
-customForm.addEventListener('change', syncCustom)
-limitInput.addEventListener('input', syncCustom)
-syncCustom()
+function customSettings(): Settings {
+  const spec: StrategySpec =
+    checked(customForm) === 'forgetful'
+      ? { name: 'forgetful' }
+      : { name: 'bounded', limit: readLimit() }
+  return { spec, duration: duration() }
+}
+
+// Every control change: the explanations follow the controls, and a result
+// the controls no longer describe says so.
+function controlsChanged(): void {
+  durationValue.value = `${duration()} ms`
+  const builtIn = builtInSettings()
+  if (builtIn.spec.name !== 'bounded' && builtIn.spec.name !== 'forgetful') {
+    builtInExplain.textContent = explainStrategy(builtIn.spec.name)
+  }
+  const custom = customSettings()
+  limitInput.disabled = running > 0 || custom.spec.name !== 'bounded'
+  customExplain.textContent = explainStrategy(custom.spec.name, readLimit())
+  builtInView.compare(builtIn)
+  customView.compare(custom)
+}
+for (const form of [builtInForm, customForm]) {
+  form.addEventListener('change', controlsChanged)
+  form.addEventListener('input', controlsChanged)
+}
+controlsChanged()
+
+builtInForm.addEventListener('submit', (event) => {
+  event.preventDefault()
+  void fire(builtInView, builtInSettings())
+})
 customForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  const name = String(new FormData(customForm).get('custom'))
-  if (name !== 'bounded' && name !== 'forgetful') return
-  const limit = readLimit()
-  limitInput.value = String(limit)
-  void fire(customView, customFire, name === 'bounded' ? { name, limit } : { name }, duration())
+  limitInput.value = String(readLimit())
+  void fire(customView, customSettings())
 })

@@ -70,13 +70,13 @@ afterAll(async () => {
 })
 
 /**
- * The devtools panel in the dev server: Ctrl+Shift+J opens it, and the four
+ * The devtools panel in the dev server: Ctrl+Shift+F opens it, and the four
  * searches typed so far are rows (it recorded them while closed); three were
  * restarted away, one answered.
  */
 async function checkDevtoolsPanel(page: Page): Promise<void> {
   const panel = page.locator('vega-job-devtools')
-  await page.keyboard.press('Control+Shift+J')
+  await page.keyboard.press('Control+Shift+F')
   await expect.poll(() => panel.isVisible(), { timeout: 30_000 }).toBe(true)
   await panel.locator('[data-filter="label"]').fill('search')
   const rows = panel.locator('[data-task-id]')
@@ -100,7 +100,7 @@ async function checkDevtoolsPanel(page: Page): Promise<void> {
     mkdirSync(DOCS, { recursive: true })
     await page.screenshot({ path: `${DOCS}react-search-devtools.png` })
   }
-  await page.keyboard.press('Control+Shift+J')
+  await page.keyboard.press('Control+Shift+F')
   await expect.poll(() => panel.isVisible()).toBe(false)
 }
 
@@ -109,7 +109,7 @@ async function checkDevtoolsPanel(page: Page): Promise<void> {
  * nothing, no element exists, and no built file holds the panel's code.
  */
 async function checkNoDevtools(page: Page): Promise<void> {
-  await page.keyboard.press('Control+Shift+J')
+  await page.keyboard.press('Control+Shift+F')
   expect(
     await page.evaluate(() => ({
       element: document.querySelector('vega-job-devtools') !== null,
@@ -166,6 +166,18 @@ describe.each([
     const offline = await keepOffline(page)
     await page.goto(`${served.url}?latency=${LATENCY}#/search`)
 
+    // Every value the footer shows while typing, for the check below.
+    await page.getByTestId('counts').evaluate((element) => {
+      const samples: number[][] = []
+      ;(window as unknown as { countSamples: number[][] }).countSamples = samples
+      const read = () =>
+        samples.push(
+          ['data-running', 'data-exiting', 'data-live'].map((name) =>
+            Number(element.getAttribute(name)),
+          ),
+        )
+      new MutationObserver(read).observe(element, { attributes: true })
+    })
     // Typing: four keystrokes, four searches; each restarts the one before.
     await page.getByTestId('query').pressSequentially('lyra')
 
@@ -176,6 +188,16 @@ describe.each([
     await expect(page.getByTestId('preview').textContent()).resolves.toContain('Vega, the')
     expect(await requests()).toMatchObject({ search: 4, answered: 1, doc: 2 })
     await expect.poll(sizes, { timeout: 30_000 }).toEqual(SETTLED)
+    // The footer never shows more running than live: a restarted search's
+    // body that has not returned yet is "exiting", apart from "running".
+    const samples = await page.evaluate(
+      () => (window as unknown as { countSamples: number[][] }).countSamples,
+    )
+    expect(samples.length).toBeGreaterThan(0)
+    for (const [running = 0, exiting = 0, live = 0] of samples) {
+      expect(running).toBeLessThanOrEqual(live)
+      expect(exiting).toBeGreaterThanOrEqual(0)
+    }
     await checkDevtools(page)
 
     // A route change while a search runs: the search page unmounts and cancels it.
@@ -191,9 +213,18 @@ describe.each([
     await save.click()
     await save.click()
     await save.click()
+    // While it saves, the button and the status both follow the running save,
+    // not the dropped clicks (whose tasks are cancelled).
+    await expect
+      .poll(async () => ({
+        button: await save.textContent(),
+        status: await page.getByTestId('save-state').textContent(),
+      }))
+      .toEqual({ button: 'saving…', status: 'saving… · 2 clicks dropped while saving' })
     await expect
       .poll(() => page.getByTestId('save-state').textContent(), { timeout: 30_000 })
-      .toBe('saved version 1 (10 chars)')
+      .toBe('saved version 1 (10 chars) · 2 clicks dropped while saving')
+    expect(await save.textContent()).toBe('save')
     expect(await requests()).toMatchObject({ save: 1 })
 
     // A route change while a save runs: the save is kept ('keep') and finishes.
@@ -203,7 +234,9 @@ describe.each([
     await page.getByTestId('to-search').click()
     await expect.poll(sizes, { timeout: 30_000 }).toEqual(SETTLED)
     expect(await requests()).toMatchObject({ save: 2 })
-    expect(await page.getByTestId('counts').textContent()).toBe('0 running · 0 waiting · 0 live')
+    expect(await page.getByTestId('counts').textContent()).toBe(
+      '0 running · 0 exiting · 0 waiting · 0 live',
+    )
 
     expect(problems).toEqual([])
     expect(offline).toEqual([])

@@ -35,7 +35,9 @@ const NO_REQUESTS: Record<Kind, number> = { search: 0, 'search-answered': 0, doc
 
 /** What the runtime holds now (useCounts), and the requests the "server" got. */
 function Footer() {
-  const { running, queued, parked, live } = useCounts()
+  // `running` counts bodies holding a slot, a cancelled body that has not
+  // exited yet included (`exiting`): shown apart, running never exceeds live.
+  const { running, exiting, queued, parked, live } = useCounts()
   const [requests, setRequests] = useState(NO_REQUESTS)
   useRuntimeEvent('api:request', (event: CustomRuntimeEvent) => {
     const kind = event.kind as Kind
@@ -43,8 +45,14 @@ function Footer() {
   })
   return (
     <footer>
-      <div data-testid="counts" data-running={running} data-live={live}>
-        {`${running} running · ${queued + parked} waiting · ${live} live`}
+      <div
+        data-testid="counts"
+        data-running={running - exiting}
+        data-exiting={exiting}
+        data-live={live}
+        title="running: tasks whose body runs · exiting: cancelled tasks whose body has not returned yet · waiting: queued or parked · live: tasks not ended"
+      >
+        {`${running - exiting} running · ${exiting} exiting · ${queued + parked} waiting · ${live} live`}
       </div>
       <div
         data-testid="requests"

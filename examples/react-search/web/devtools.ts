@@ -1,11 +1,11 @@
 import { mountDevtools } from '@vega/job-devtools'
 import { runtime } from './runtime.js'
 
-// The devtools panel on the app's runtime: Ctrl+Shift+J opens it. It records
+// The devtools panel on the app's runtime: Ctrl+Shift+F opens it. It records
 // from the start (`record: 'always'`), so opening it shows the searches that
 // already ran; its UI code loads on the first open. In a production build
 // vite.config.ts aliases `@vega/job-devtools` to its `/production` entry, whose
 // `mountDevtools` does nothing: no element, no listener, no UI bytes.
 // Mounted once, next to the runtime, outside React: StrictMode's double mount
 // never reaches it.
-export const devtools = mountDevtools({ source: runtime, hotkey: 'Ctrl+Shift+J' })
+export const devtools = mountDevtools({ source: runtime, hotkey: 'Ctrl+Shift+F' })

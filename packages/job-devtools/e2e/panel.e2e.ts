@@ -131,7 +131,8 @@ describe('a panel on a live runtime', () => {
         display: getComputedStyle(host).display,
         shadowChildren: host.shadowRoot?.children.length,
       }
-      const shortcut = { key: 'J', ctrlKey: true, shiftKey: true, bubbles: true }
+      // The default hotkey, Ctrl+Shift+F (Ctrl+Shift+J is the browser's console).
+      const shortcut = { key: 'F', ctrlKey: true, shiftKey: true, bubbles: true }
       document.dispatchEvent(new KeyboardEvent('keydown', shortcut))
       await panel.ready()
       return { closed, open: panel.isOpen, display: getComputedStyle(host).display }
@@ -339,9 +340,10 @@ describe('a panel on recordings', () => {
       return transfer
     }, readGolden('restart'))
     await page.locator('vega-job-devtools [data-panel]').dispatchEvent('drop', { dataTransfer })
+    // Two recordings, and the option to see both side by side.
     await expect
       .poll(() => page.locator('vega-job-devtools select[data-session] option').count())
-      .toBe(2)
+      .toBe(3)
     await expect
       .poll(() => page.locator('vega-job-devtools select[data-session]').inputValue())
       .toContain('golden-restart')

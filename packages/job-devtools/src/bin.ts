@@ -21,8 +21,15 @@ console.log(`@vega/job devtools: open ${server.url}`)
 console.log(
   `connect a process: connectDevtools(runtime, createWebSocketTransport('${server.relayUrl}'))  (Node 20: pass { WebSocket } from 'ws' as its options)`,
 )
+// A stop the user asked for (Ctrl-C, or SIGTERM from a process manager) is
+// no failure: close the relay and the page, exit 0, so pnpm prints no error.
+// A second signal while closing changes nothing.
+let stopping = false
 const stop = (): void => {
-  void server.close().then(() => process.exit(0))
+  process.exitCode = 0
+  if (stopping) return
+  stopping = true
+  void server.close().finally(() => process.exit(0))
 }
-process.once('SIGINT', stop)
-process.once('SIGTERM', stop)
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

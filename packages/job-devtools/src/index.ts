@@ -10,3 +10,4 @@ export type {
   RecordMode,
   Retention,
 } from './options.js'
+export { STATE_STYLES, type StateStyle, stateStyle } from './palette.js'

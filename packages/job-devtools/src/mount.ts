@@ -56,7 +56,7 @@ const HOST_CSS = `
  * import { mountDevtools } from '@vega/job-devtools'
  *
  * const runtime = createRuntime({ name: 'app' })
- * const panel = mountDevtools({ source: runtime, hotkey: 'Ctrl+Shift+J' })
+ * const panel = mountDevtools({ source: runtime, hotkey: 'Ctrl+Shift+F' })
  * panel.open()
  * // later
  * panel.destroy()
@@ -196,6 +196,12 @@ export function mountDevtools(options: DevtoolsOptions = {}): DevtoolsPanel {
     load: (text) => panel.load(text),
     requestSnapshot: () => connection?.requestSnapshot(),
     invalidate: schedule,
+    close: () => panel.close(),
+    hotkey: resolved.hotkey,
+    relayUrl:
+      typeof source === 'object' && source !== null && 'url' in source
+        ? String((source as { url: unknown }).url)
+        : undefined,
   }
 
   const loadView = (): Promise<void> => {

@@ -65,7 +65,7 @@ export interface Retention {
  *
  * @example
  * ```ts
- * const options: DevtoolsOptions = { source: runtime, open: false, hotkey: 'Ctrl+Shift+J' }
+ * const options: DevtoolsOptions = { source: runtime, open: false, hotkey: 'Ctrl+Shift+F' }
  * ```
  */
 export interface DevtoolsOptions {
@@ -75,7 +75,7 @@ export interface DevtoolsOptions {
   readonly container?: Element | DocumentFragment | undefined
   /** Open at once; default `false`. */
   readonly open?: boolean | undefined
-  /** Toggles the panel, as `Ctrl+Shift+J` (default); `false` for none. */
+  /** Toggles the panel: `Ctrl+Shift+F` by default (Ctrl+Shift+J is the browser's console); `false` for none. */
   readonly hotkey?: string | false | undefined
   /** Default `bottom`. */
   readonly position?: DevtoolsPosition | undefined

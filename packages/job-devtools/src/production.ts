@@ -62,3 +62,4 @@ export function defineDevtoolsElement(): undefined {
  * ```
  */
 export const DEVTOOLS_TAG_NAME = 'vega-job-devtools'
+export { STATE_STYLES, type StateStyle, stateStyle } from './palette.js'

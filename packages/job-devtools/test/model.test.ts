@@ -63,6 +63,44 @@ describe('the panel model on the golden recordings', () => {
     expect(session?.settled).toEqual({ success: 1, error: 0, cancelled: 3 })
     expect(model.liveCounts('golden-restart')).toEqual({ queued: 0, parked: 0, running: 0 })
   })
+
+  it('counts a task waiting on its coordinator (parked:coordinator) as parked', () => {
+    const envelopes = parseNdjson(readGolden('serialize'))
+    // Up to the third call parking behind the first: #1 running, #2 and #3 parked.
+    const upTo = envelopes.findIndex(
+      (envelope) =>
+        envelope.e.type === 'task:transition' &&
+        (envelope.e as { taskId?: number }).taskId === 3 &&
+        (envelope.e as { to?: string }).to === 'parked:coordinator',
+    )
+    const model = new PanelModel(RETAIN_ALL)
+    feed(model, envelopes.slice(0, upTo + 1), 3)
+    const counts = model.liveCounts('golden-serialize')
+    expect(counts.parked).toBe(2)
+    expect(Object.keys(counts).sort()).toEqual(['parked', 'queued', 'running'])
+  })
+
+  it('per second counts from now: an idle live session falls to 0, a recording stands at its end', () => {
+    const envelopes = parseNdjson(readGolden('restart'))
+    const live = new PanelModel(RETAIN_ALL)
+    feed(live, envelopes, 5)
+    const session = live.sessions.get('golden-restart')
+    if (session === undefined) throw new Error('no session')
+    const { lastTs } = session.held.meta
+    expect(live.throughput(session.key, lastTs)).toBe(4)
+    expect(live.throughput(session.key, lastTs + 20_000)).toBe(0)
+    // A live session's clock goes on from its last event by the wall time since it arrived.
+    expect(live.sessionNow(session.key, session.receivedAt + 20_000)).toBe(lastTs + 20_000)
+    expect(live.throughput(session.key)).toBe(
+      live.throughput(session.key, live.sessionNow(session.key)),
+    )
+
+    const recorded = new PanelModel(RETAIN_ALL)
+    const [key] = recorded.enqueueRecording(envelopes)
+    recorded.flush()
+    expect(recorded.sessionNow(key as string, Date.now() + 60_000)).toBe(lastTs)
+    expect(recorded.throughput(key as string)).toBe(4)
+  })
 })
 
 describe('gaps are counted exactly', () => {
@@ -210,7 +248,7 @@ function shownBy(model: PanelModel) {
     logTrimmed: session.log.trimmed,
     lostInGaps: model.lostInGaps(session.key),
     liveCounts: model.liveCounts(session.key),
-    throughput: model.throughput(session.key),
+    throughput: model.throughput(session.key, session.held.meta.lastTs),
   }))
 }
 

@@ -78,7 +78,7 @@ describe('mountDevtools options: bad input fails early, naming the option and th
   it('defaults', () => {
     expect(resolveOptions({ container })).toMatchObject({
       open: false,
-      hotkey: 'Ctrl+Shift+J',
+      hotkey: 'Ctrl+Shift+F',
       position: 'bottom',
       record: 'always',
       retention: { tasks: 5_000, events: 50_000 },

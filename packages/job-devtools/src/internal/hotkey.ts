@@ -1,3 +1,11 @@
+/**
+ * The panel's default toggle. Not Ctrl+Shift+J: Chrome, Edge and Firefox on
+ * Windows and Linux open their own console with it, and the page never sees
+ * the key. Chrome's accelerator table also takes Ctrl+Shift with A, B, C, D,
+ * E, G, I, M, N, O, P, R, T and W; Firefox takes E, H, K, S, X and Y.
+ */
+export const DEFAULT_HOTKEY = 'Ctrl+Shift+F'
+
 /** A parsed key combination. */
 export interface Hotkey {
   readonly ctrl: boolean

@@ -24,6 +24,8 @@ export interface PanelSession {
   readonly log: LogRing
   /** `ts` of recent settlements, for the throughput figure. */
   readonly recentSettled: number[]
+  /** `Date.now()` when the session's last envelope was reduced: how its clock goes on. */
+  receivedAt: number
 }
 
 /** What `hideSettledOlderThanMs` and the other filters keep. */
@@ -169,16 +171,35 @@ export class PanelModel {
     if (panelSession === undefined) return counts
     for (const task of panelSession.held.tasks.values()) {
       if (TERMINAL.has(task.state) || task.lost === true) continue
-      counts[task.state] = (counts[task.state] ?? 0) + 1
+      // Every `parked:*` (coordinator, shaper, dependencies, retry) counts as parked.
+      const state = task.state.startsWith('parked') ? 'parked' : task.state
+      counts[state] = (counts[state] ?? 0) + 1
     }
     return counts
   }
 
-  /** Tasks settled in the last second of the session's own time. */
-  throughput(key: string): number {
+  /**
+   * Now on the session's own clock: a recording stands still at its last
+   * event; a live session's clock goes on from its last event by the time
+   * that passed since it arrived (the producer's clock may differ from ours).
+   */
+  sessionNow(key: string, wallNow: number = Date.now()): number {
     const panelSession = this.sessions.get(key)
     if (panelSession === undefined) return 0
-    const since = panelSession.held.meta.lastTs - 1000
+    const { lastTs } = panelSession.held.meta
+    if (panelSession.origin === 'recording') return lastTs
+    return lastTs + Math.max(0, wallNow - panelSession.receivedAt)
+  }
+
+  /**
+   * Tasks settled in the second before `now` (session time, by default
+   * {@link sessionNow}): an idle session falls to 0, it does not keep the
+   * rate of its last busy second.
+   */
+  throughput(key: string, now: number = this.sessionNow(key)): number {
+    const panelSession = this.sessions.get(key)
+    if (panelSession === undefined) return 0
+    const since = now - 1000
     const recent = panelSession.recentSettled
     while (recent.length > 0 && (recent[0] as number) <= since) recent.shift()
     return recent.length
@@ -246,6 +267,7 @@ export class PanelModel {
       firstTs: first.ts,
       log: new LogRing(this.retention.events),
       recentSettled: [],
+      receivedAt: Date.now(),
     })
     if (origin === 'live' && startSeq > 1) this.onJoin(key)
   }
@@ -253,6 +275,7 @@ export class PanelModel {
   private apply(key: string, envelopes: readonly Envelope[]): void {
     const panelSession = this.sessions.get(key)
     if (panelSession === undefined) return
+    panelSession.receivedAt = Date.now()
     const lastSeqBefore = panelSession.held.meta.lastSeq
     let logged = lastSeqBefore
     for (const envelope of envelopes) {

@@ -1,5 +1,5 @@
 import type { DevtoolsSource, ResolvedOptions, Retention } from '../options.js'
-import { parseHotkey } from './hotkey.js'
+import { DEFAULT_HOTKEY, parseHotkey } from './hotkey.js'
 
 const WHERE = 'mountDevtools(options)'
 const KNOWN = ['source', 'container', 'open', 'hotkey', 'position', 'record', 'retention']
@@ -68,11 +68,11 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   if (o.open !== undefined && typeof o.open !== 'boolean') {
     throw new TypeError(`${WHERE}: options.open must be a boolean, got ${describeValue(o.open)}.`)
   }
-  const hotkey = o.hotkey ?? 'Ctrl+Shift+J'
+  const hotkey = o.hotkey ?? DEFAULT_HOTKEY
   if (hotkey !== false) {
     if (typeof hotkey !== 'string' || parseHotkey(hotkey) === undefined) {
       throw new TypeError(
-        `${WHERE}: options.hotkey must be a key combination such as 'Ctrl+Shift+J', or false, got ${describeValue(o.hotkey)}.`,
+        `${WHERE}: options.hotkey must be a key combination such as 'Ctrl+Shift+F', or false, got ${describeValue(o.hotkey)}.`,
       )
     }
   }

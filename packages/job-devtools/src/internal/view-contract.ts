@@ -15,6 +15,12 @@ export interface PanelHost {
   requestSnapshot(): void
   /** Asks for a frame: the UI changed something (a filter, a selection). */
   invalidate(): void
+  /** Closes the panel (its close button). */
+  close(): void
+  /** The key combination that toggles the panel, for the close button's title. */
+  readonly hotkey: string | false
+  /** The relay's URL when the source is one: the empty panel says how to connect to it. */
+  readonly relayUrl: string | undefined
 }
 
 /** The UI, once loaded. */

@@ -95,7 +95,11 @@ function transitions(entries: readonly TimelineEntry[]): HTMLLIElement[] {
   )
   return changes.map((entry, index) => {
     const next = changes[index + 1]
-    const duration = next === undefined ? '' : ` · ${next.ts - entry.ts} ms`
+    // The time a task spent in the state this entry entered, up to the next change.
+    const reached =
+      entry.kind === 'transition' ? entry.to : entry.kind === 'snapshot' ? entry.state : undefined
+    const duration =
+      next === undefined || reached === undefined ? '' : ` · ${next.ts - entry.ts} ms in ${reached}`
     const text =
       entry.kind === 'transition'
         ? `${entry.from} → ${entry.to}${entry.reason === undefined ? '' : ` (${entry.reason})`}`

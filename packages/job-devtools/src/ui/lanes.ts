@@ -1,20 +1,13 @@
 import { type Lane, lanes, type TaskTimeline } from '@vega/job-devtools-protocol'
 import type { PanelSession } from '../internal/model.js'
+import { stateStyle } from '../palette.js'
 import { el, setData, setStyle, setText } from './dom.js'
 
 export const ROW_HEIGHT = 20
 const LABEL_WIDTH = 220
 
-const STATE_COLORS: Readonly<Record<string, string>> = {
-  idle: '#5b6273',
-  queued: '#d9a441',
-  parked: '#9b7be0',
-  running: '#4b8ff0',
-  success: '#3fbf7f',
-  error: '#e5534b',
-  cancelled: '#8b93a6',
-}
-const MARK_COLORS: Readonly<Record<string, string>> = {
+/** The marks' colours (the legend shows them too): a retry is a bar, a restart a triangle, the rest dots. */
+export const MARK_COLORS: Readonly<Record<string, string>> = {
   retry: '#ff9f43',
   reuse: '#6ad1ff',
   restart: '#ff6b6b',
@@ -25,12 +18,52 @@ const MARK_COLORS: Readonly<Record<string, string>> = {
   abandoned: '#ff8f8f',
 }
 
+/** A task as the panel points at it: ids are per session, so with its session. */
+export interface TaskRef {
+  readonly session: string
+  readonly id: number
+}
+
+/** The process a row belongs to, when several sessions share the lanes. */
+export interface ProcessTag {
+  readonly name: string
+  readonly color: string
+}
+
 /** What the lanes draw in one frame. */
 export interface LanesFrame {
-  readonly session: PanelSession
   readonly rows: readonly TaskTimeline[]
-  readonly selected: number | undefined
+  /** The session each row belongs to (one, or several side by side). */
+  sessionOf(task: TaskTimeline): PanelSession
+  /** Side by side: each row's process, shown as a coloured column. */
+  processOf: ((task: TaskTimeline) => ProcessTag) | undefined
+  readonly selected: TaskRef | undefined
   readonly showKey: boolean
+  /** Where the time axis starts: the first event of the (earliest) session. */
+  readonly firstTs: number
+  /** Now on the sessions' clock: where open segments end and "follow now" looks. */
+  readonly now: number
+}
+
+const isSelected = (frame: LanesFrame, task: TaskTimeline): boolean =>
+  frame.selected !== undefined &&
+  frame.selected.id === task.id &&
+  frame.selected.session === frame.sessionOf(task).key
+
+/** Ticks about every 90 px, at 1, 2 or 5 times a power of ten milliseconds. */
+function tickStep(span: number, width: number): number {
+  const rough = (span * 90) / Math.max(90, width)
+  const power = 10 ** Math.floor(Math.log10(Math.max(rough, 0.001)))
+  for (const factor of [1, 2, 5, 10]) if (power * factor >= rough) return power * factor
+  return power * 10
+}
+
+/** `+250 ms`, `+1.5 s`, `+2 min 5 s`: time since the session's first event. */
+export function formatOffset(ms: number): string {
+  if (Math.abs(ms) < 1000) return `+${Math.round(ms)} ms`
+  if (Math.abs(ms) < 60_000) return `+${Number((ms / 1000).toFixed(2))} s`
+  const minutes = Math.floor(ms / 60_000)
+  return `+${minutes} min ${Math.round((ms - minutes * 60_000) / 1000)} s`
 }
 
 /**
@@ -44,6 +77,9 @@ export class LanesView {
   span: number | undefined
   follow = true
   private end = 0
+  /** The time axis above the lanes: ticks since the session's first event. */
+  readonly axis: HTMLDivElement
+  private readonly axisTicks: HTMLDivElement
   private readonly viewport: HTMLDivElement
   private readonly labels: HTMLDivElement
   private readonly canvas: HTMLCanvasElement
@@ -56,9 +92,14 @@ export class LanesView {
   private geometry = { height: ROW_HEIGHT, width: 1, scrollTop: 0 }
 
   constructor(
-    private readonly onSelect: (taskId: number) => void,
+    private readonly onSelect: (task: TaskRef) => void,
     private readonly onChange: () => void,
   ) {
+    this.axisTicks = el('div', { className: 'ticks' })
+    this.axis = el('div', { className: 'axis', dataset: { axis: '' } }, [
+      el('div', { className: 'axis-title', text: 'time since the session began' }),
+      this.axisTicks,
+    ])
     this.labels = el('div', { className: 'labels' })
     this.canvas = el('canvas', { dataset: { lanesCanvas: '' } })
     this.viewport = el('div', { className: 'viewport' }, [this.labels, this.canvas])
@@ -86,8 +127,9 @@ export class LanesView {
       this.drag = undefined
       if (drag === undefined || drag.moved || this.last === undefined) return
       const y = event.clientY - this.canvas.getBoundingClientRect().top
-      const row = this.last.frame.rows[this.last.first + Math.floor(y / ROW_HEIGHT)]
-      if (row !== undefined) this.onSelect(row.id)
+      const { frame } = this.last
+      const row = frame.rows[this.last.first + Math.floor(y / ROW_HEIGHT)]
+      if (row !== undefined) this.onSelect({ session: frame.sessionOf(row).key, id: row.id })
     })
     this.canvas.addEventListener(
       'wheel',
@@ -120,6 +162,7 @@ export class LanesView {
   /** Shows no rows (no session yet, or after clear). */
   clear(): void {
     this.last = undefined
+    this.axisTicks.replaceChildren()
     this.spacer.style.height = '0px'
     for (const row of this.pool) {
       row.hidden = true
@@ -150,17 +193,44 @@ export class LanesView {
     const visible = frame.rows.slice(first, first + Math.max(0, count))
     this.renderLabels(frame, visible, offset)
 
-    const meta = frame.session.held.meta
-    const now = this.follow ? meta.lastTs : this.end
-    const span = this.span ?? Math.min(60_000, Math.max(20, (now - frame.session.firstTs) * 1.1))
+    const now = this.follow ? frame.now : this.end
+    const span = this.span ?? Math.min(60_000, Math.max(20, (now - frame.firstTs) * 1.1))
     const t0 = now + span * 0.04 - span
     this.last = { frame, t0, span, first }
-    this.drawCanvas(frame, visible, offset, width, height, t0, span, meta.lastTs)
+    const ticks = this.renderAxis(frame.firstTs, t0, span, width)
+    this.drawCanvas(frame, visible, offset, width, height, t0, span, frame.now, ticks)
+  }
+
+  /** Writes the axis's tick labels; returns the ticks' x positions for the grid. */
+  private renderAxis(firstTs: number, t0: number, span: number, width: number): number[] {
+    const step = tickStep(span, width)
+    const from = Math.ceil((t0 - firstTs) / step) * step
+    const positions: number[] = []
+    const labels: HTMLElement[] = []
+    for (let offset = from; offset <= t0 - firstTs + span; offset += step) {
+      const x = ((firstTs + offset - t0) / span) * width
+      positions.push(x)
+      if (x > width - 40) continue
+      labels.push(
+        el('span', {
+          className: 'tick',
+          text: formatOffset(offset),
+          dataset: { tickMs: String(Math.round(offset * 1000) / 1000) },
+          attrs: { style: `left: ${Math.round(x)}px` },
+        }),
+      )
+    }
+    const text = labels.map((label) => label.textContent).join('|')
+    if (this.axisTicks.dataset.shown !== `${text}@${positions[0]?.toFixed(0)}`) {
+      this.axisTicks.dataset.shown = `${text}@${positions[0]?.toFixed(0)}`
+      this.axisTicks.replaceChildren(...labels)
+    }
+    return positions
   }
 
   private currentEnd(): number {
     if (this.last === undefined) return this.end
-    return this.follow ? this.last.frame.session.held.meta.lastTs : this.end
+    return this.follow ? this.last.frame.now : this.end
   }
 
   private renderLabels(frame: LanesFrame, visible: readonly TaskTimeline[], offset: number): void {
@@ -170,8 +240,11 @@ export class LanesView {
       const row = el('div', { className: 'row' }, [
         el('span', { className: 'label' }),
         el('span', { className: 'state' }),
+        el('span', { className: 'process' }),
       ])
-      row.addEventListener('click', () => this.onSelect(Number(row.dataset.taskId)))
+      row.addEventListener('click', () =>
+        this.onSelect({ session: row.dataset.session ?? '', id: Number(row.dataset.taskId) }),
+      )
       this.pool.push(row)
       this.labels.append(row)
     }
@@ -185,9 +258,20 @@ export class LanesView {
       if (row.hidden) row.hidden = false
       setStyle(row, 'top', `${offset + index * ROW_HEIGHT}px`)
       setData(row, 'taskId', String(task.id))
+      setData(row, 'session', frame.sessionOf(task).key)
       setData(row, 'state', task.state)
-      row.classList.toggle('selected', task.id === frame.selected)
-      const [label, state] = row.children as unknown as [HTMLElement, HTMLElement]
+      row.classList.toggle('selected', isSelected(frame, task))
+      const [label, state, process] = row.children as unknown as [
+        HTMLElement,
+        HTMLElement,
+        HTMLElement,
+      ]
+      const tag = frame.processOf?.(task)
+      if (process.hidden !== (tag === undefined)) process.hidden = tag === undefined
+      if (tag !== undefined) {
+        setText(process, tag.name)
+        if (process.style.color !== tag.color) process.style.color = tag.color
+      }
       const name = task.label ?? task.key ?? '(no label)'
       setText(
         label,
@@ -199,8 +283,14 @@ export class LanesView {
 
   private lanesOf(frame: LanesFrame, tasks: readonly TaskTimeline[]): Lane[] {
     const missing = tasks.filter((task) => !this.laneCache.has(task))
-    if (missing.length > 0) {
-      const { meta } = frame.session.held
+    // The protocol's lanes() reads one session at a time.
+    const bySession = new Map<PanelSession, TaskTimeline[]>()
+    for (const task of missing) {
+      const session = frame.sessionOf(task)
+      bySession.set(session, [...(bySession.get(session) ?? []), task])
+    }
+    for (const [session, missing] of bySession) {
+      const { meta } = session.held
       const state = {
         sessions: {
           [meta.sid]: {
@@ -228,6 +318,7 @@ export class LanesView {
     t0: number,
     span: number,
     now: number,
+    ticks: readonly number[],
   ): void {
     const ratio = globalThis.devicePixelRatio || 1
     if (this.canvas.width !== Math.round(width * ratio))
@@ -241,11 +332,13 @@ export class LanesView {
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0)
     ctx.clearRect(0, 0, width, height)
     const x = (ts: number): number => ((ts - t0) / span) * width
+    ctx.fillStyle = '#262a33'
+    for (const tick of ticks) ctx.fillRect(Math.round(tick), 0, 1, height)
     ctx.font = '10px ui-sans-serif, system-ui, sans-serif'
     ctx.textBaseline = 'middle'
     this.lanesOf(frame, visible).forEach((lane, index) => {
       const top = offset + index * ROW_HEIGHT
-      if (lane.taskId === frame.selected) {
+      if (isSelected(frame, visible[index] as TaskTimeline)) {
         ctx.fillStyle = '#2b3a55'
         ctx.fillRect(0, top, width, ROW_HEIGHT)
       }
@@ -255,9 +348,10 @@ export class LanesView {
         const from = x(segment.fromTs)
         const to = x(segment.toTs ?? now)
         if (to < 0 || from > width) continue
-        ctx.fillStyle = STATE_COLORS[segment.state] ?? '#777'
+        const style = stateStyle(segment.state)
+        ctx.fillStyle = style.color
         ctx.fillRect(from, y, Math.max(2, to - from), h)
-        if (segment.state === 'parked') {
+        if (style.hatched) {
           ctx.fillStyle = this.hatchPattern(ctx) ?? '#00000055'
           ctx.fillRect(from, y, Math.max(2, to - from), h)
         }
@@ -265,7 +359,7 @@ export class LanesView {
       if (lane.end !== undefined) {
         const at = x(lane.end.ts)
         if (at >= -4 && at <= width) {
-          ctx.fillStyle = STATE_COLORS[lane.end.state] ?? '#777'
+          ctx.fillStyle = stateStyle(lane.end.state).color
           ctx.fillRect(at - 1, top + 2, 4, ROW_HEIGHT - 4)
           if (lane.end.state === 'cancelled' && lane.end.reason !== undefined) {
             ctx.fillStyle = '#c0c6d4'
@@ -299,7 +393,7 @@ export class LanesView {
     tile.height = 6
     const t = tile.getContext('2d')
     if (t !== null) {
-      t.strokeStyle = 'rgba(0,0,0,0.45)'
+      t.strokeStyle = 'rgba(0,0,0,0.35)'
       t.lineWidth = 2
       t.beginPath()
       t.moveTo(0, 6)

@@ -122,10 +122,20 @@ export class LogView {
       const key = taskId === undefined ? undefined : session.held.tasks.get(taskId)?.key
       // One text per row, in columns of the monospace font: a row costs the
       // browser one text to lay out, not three.
-      setText(
-        row,
-        `${`#${envelope.seq}`.padEnd(9)}${`+${envelope.ts - session.firstTs} ms`.padEnd(12)}${envelope.e.type}${taskId === undefined ? '' : ` task ${taskId}`}${key === undefined ? '' : ` key ${key}`}`,
-      )
+      const text = `${`#${envelope.seq}`.padEnd(9)}${`+${envelope.ts - session.firstTs} ms`.padEnd(12)}${envelope.e.type}${phaseOf(envelope)}${taskId === undefined ? '' : ` task ${taskId}`}${key === undefined ? '' : ` key ${key}`}`
+      setText(row, text)
+      // A long key runs past the column: the whole row is its tooltip, and
+      // a click shows the task's key in full in the details.
+      row.title = text
     }
   }
+}
+
+/**
+ * The phase of a phased event (`runtime:shutdown` is emitted as `started`,
+ * then `finished`): without it the two rows would read the same.
+ */
+function phaseOf(envelope: Envelope): string {
+  const phase = (envelope.e as { readonly phase?: unknown }).phase
+  return typeof phase === 'string' ? ` ${phase}` : ''
 }

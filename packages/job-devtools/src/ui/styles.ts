@@ -23,7 +23,20 @@ input[type='text'], input[type='search'] { width: 110px; }
 .banner[hidden] { display: none; }
 .counts span.count { display: inline-flex; gap: 4px; align-items: baseline; margin-right: 8px; }
 .counts b { font-weight: 600; color: #fff; font-variant-numeric: tabular-nums; }
+.legend { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 10px; padding: 3px 8px; font-size: 11px; color: #aab2c5; border-bottom: 1px solid #2a2e37; }
+.legend-item { display: inline-flex; align-items: center; gap: 4px; }
+.legend .swatch { display: inline-block; width: 18px; height: 10px; border-radius: 2px; }
+.legend b { font-weight: 700; }
+header .close { margin-left: auto; }
 .main { flex: 1 1 auto; display: flex; min-height: 0; }
+.timeline { position: relative; flex: 1 1 auto; display: flex; flex-direction: column; min-width: 0; min-height: 0; }
+.axis { flex: 0 0 18px; display: flex; font-size: 10px; color: #8b93a6; border-bottom: 1px solid #2a2e37; }
+.axis-title { flex: 0 0 220px; padding: 2px 6px; border-right: 1px solid #2a2e37; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+.ticks { position: relative; flex: 1 1 auto; overflow: hidden; }
+.tick { position: absolute; top: 2px; padding-left: 3px; border-left: 1px solid #3a3f4b; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.hint { position: absolute; left: 230px; right: 0; top: 30px; }
+.hint[hidden] { display: none; }
+.hint pre { font: 11px/1.5 ui-monospace, monospace; color: #e6e6e6; background: #232733; padding: 6px 8px; border-radius: 3px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .lanes { position: relative; flex: 1 1 auto; overflow-y: auto; overflow-x: hidden; min-width: 0; contain: strict; }
 .viewport { position: sticky; top: 0; display: flex; overflow: hidden; }
 .labels { position: relative; width: 220px; flex: 0 0 220px; overflow: hidden; border-right: 1px solid #2a2e37; }
@@ -34,10 +47,14 @@ input[type='text'], input[type='search'] { width: 110px; }
 .row.selected { background: #2b3a55; }
 .row .label { overflow: hidden; text-overflow: ellipsis; flex: 1 1 auto; }
 .row .state { font-size: 11px; color: #aab2c5; }
+/* Side by side: the process a row belongs to, first in the row, in its colour. */
+.row .process { order: -1; flex: 0 0 auto; max-width: 72px; overflow: hidden; text-overflow: ellipsis; font-size: 11px; font-weight: 600; }
+.row .process[hidden] { display: none; }
 .row .group { color: #6aa9ff; font-size: 11px; }
 canvas { display: block; flex: 1 1 auto; min-width: 0; cursor: grab; }
-.side { flex: 0 0 34%; display: flex; flex-direction: column; border-left: 1px solid #2a2e37; min-width: 0; }
-.details { flex: 0 0 auto; max-height: 55%; overflow: auto; padding: 6px 8px; border-bottom: 1px solid #2a2e37; }
+.side { flex: 0 0 34%; display: flex; flex-direction: column; border-left: 1px solid #2a2e37; min-width: 0; min-height: 0; overflow: hidden; }
+/* The details scroll within their share of the side, with a scrollbar always drawn: a long history never looks cut off. */
+.details { flex: 0 1 auto; min-height: 0; max-height: 60%; overflow-y: scroll; scrollbar-width: thin; scrollbar-color: #5a6172 #1d2027; padding: 6px 8px; border-bottom: 1px solid #2a2e37; }
 .details h3 { font-size: 12px; margin: 0 0 4px; font-weight: 600; color: #fff; }
 .details dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; margin: 0 0 6px; }
 .details dt { color: #8b93a6; }

@@ -1,13 +1,24 @@
+import type { TaskTimeline } from '@vega/job-devtools-protocol'
 import { formatNdjson } from '@vega/job-devtools-protocol'
-import { type Grouping, type RowFilter, TERMINAL_STATES } from '../internal/model.js'
+import {
+  type Grouping,
+  type PanelSession,
+  type RowFilter,
+  TERMINAL_STATES,
+} from '../internal/model.js'
 import type { PanelHost, PanelView } from '../internal/view-contract.js'
+import { STATE_STYLES } from '../palette.js'
 import { DetailsView } from './details.js'
 import { el, setData, setText } from './dom.js'
-import { LanesView } from './lanes.js'
+import { type LanesFrame, LanesView, MARK_COLORS, type ProcessTag, type TaskRef } from './lanes.js'
 import { LogView } from './log.js'
 import { PANEL_CSS } from './styles.js'
 
 const LIVE_STATES = ['queued', 'parked', 'running']
+/** The picker's value for every session side by side (no session key starts with a control character). */
+const SIDE_BY_SIDE = '\u0001side-by-side'
+/** One colour per process side by side, in the order the sessions came: none is a state's colour. */
+const PROCESS_COLORS = ['#6ad1ff', '#ff8fd8', '#ffe27a', '#7ee2a8', '#c0c6d4', '#ffa07a']
 const STATE_FILTERS = ['', 'idle', 'queued', 'parked', 'running', 'success', 'error', 'cancelled']
 const SETTLED_AGE: ReadonlyArray<[string, string]> = [
   ['', 'show all settled'],
@@ -30,7 +41,14 @@ const SETTLED_AGE: ReadonlyArray<[string, string]> = [
 export function createView(host: PanelHost): PanelView {
   const { model } = host
   let selectedSession: string | undefined
-  let selectedTask: number | undefined
+  /**
+   * Whether the user picked an older session: until then, and again once
+   * they pick the newest, the panel follows the newest session.
+   */
+  let sessionPicked = false
+  let selectedTask: TaskRef | undefined
+  /** The session the log and the details show: the selected task's, else the newest shown. */
+  let focusKey: string | undefined
   let paused = false
   let filter: RowFilter = {}
   let grouping: Grouping = 'none'
@@ -43,24 +61,57 @@ export function createView(host: PanelHost): PanelView {
     host.invalidate()
   }
 
-  const select = (taskId: number): void => {
-    selectedTask = taskId
+  /** The sessions the lanes show: the one picked, or every one side by side. */
+  const shownSessions = (): PanelSession[] => {
+    if (selectedSession === SIDE_BY_SIDE) return [...model.sessions.values()]
     const session = selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
-    if (session !== undefined) {
-      const index = model.rows(session.key, filter, grouping).findIndex((row) => row.id === taskId)
-      if (index >= 0) lanesView.reveal(index)
+    return session === undefined ? [] : [session]
+  }
+
+  /** The rows of the shown sessions, and whose each row is; side by side, in order of start. */
+  const lanesOf = (sessions: readonly PanelSession[]) => {
+    const only = sessions[0]
+    if (sessions.length === 1 && only !== undefined) {
+      return { rows: model.rows(only.key, filter, grouping), sessionOf: () => only }
     }
+    const owner = new Map<TaskTimeline, PanelSession>()
+    const rows: TaskTimeline[] = []
+    for (const session of sessions) {
+      for (const row of model.rows(session.key, filter, grouping)) {
+        owner.set(row, session)
+        rows.push(row)
+      }
+    }
+    const group = (task: TaskTimeline) =>
+      grouping === 'key' ? (task.key ?? '') : grouping === 'label' ? (task.label ?? '') : ''
+    const start = (task: TaskTimeline) => task.entries[0]?.ts ?? task.since
+    rows.sort((a, b) => group(a).localeCompare(group(b)) || start(a) - start(b))
+    return { rows, sessionOf: (task: TaskTimeline) => owner.get(task) ?? (only as PanelSession) }
+  }
+
+  const select = (task: TaskRef): void => {
+    selectedTask = task
+    focusKey = task.session
+    const { rows, sessionOf } = lanesOf(shownSessions())
+    const index = rows.findIndex((row) => row.id === task.id && sessionOf(row).key === task.session)
+    if (index >= 0) lanesView.reveal(index)
     touch()
+  }
+  // The log and the details show one session: a task they name is of that session.
+  const selectInFocus = (id: number): void => {
+    if (focusKey !== undefined) select({ session: focusKey, id })
   }
 
   const lanesView = new LanesView(select, touch)
-  const logView = new LogView(select, touch)
-  const detailsView = new DetailsView(select)
+  const logView = new LogView(selectInFocus, touch)
+  const detailsView = new DetailsView(selectInFocus)
 
   const sessionPicker = el('select', { dataset: { session: '' }, attrs: { title: 'session' } })
   sessionPicker.addEventListener('change', () => {
     selectedSession = sessionPicker.value
+    sessionPicked = selectedSession !== [...model.sessions.keys()].at(-1)
     selectedTask = undefined
+    focusKey = undefined
     touch()
   })
   const connection = el('span', { className: 'conn', dataset: { connection: 'none' } })
@@ -74,12 +125,14 @@ export function createView(host: PanelHost): PanelView {
   clear.addEventListener('click', () => {
     model.clear()
     selectedSession = undefined
+    sessionPicked = false
     selectedTask = undefined
+    focusKey = undefined
     touch()
   })
   const exportButton = el('button', { text: 'export NDJSON', dataset: { action: 'export' } })
   exportButton.addEventListener('click', () => {
-    const session = selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+    const session = focusKey === undefined ? undefined : model.sessions.get(focusKey)
     if (session === undefined) return
     const url = URL.createObjectURL(
       new Blob([formatNdjson(session.log.toArray())], { type: 'application/x-ndjson' }),
@@ -99,6 +152,20 @@ export function createView(host: PanelHost): PanelView {
   fileInput.addEventListener('change', () => void loadFiles(fileInput.files))
   const snapshot = el('button', { text: 'resync', dataset: { action: 'snapshot' } })
   snapshot.addEventListener('click', () => host.requestSnapshot())
+  // A panel that fills its page (the standalone one) has nothing to close to.
+  const closeButton =
+    host.position === 'fill'
+      ? undefined
+      : el('button', {
+          text: '✕',
+          className: 'close',
+          dataset: { action: 'close' },
+          attrs: {
+            title: host.hotkey === false ? 'close' : `close (${host.hotkey} opens it again)`,
+            'aria-label': 'close the devtools panel',
+          },
+        })
+  closeButton?.addEventListener('click', () => host.close())
 
   const gapBanner = el('div', { className: 'banner', dataset: { gap: '' } })
   const loadBanner = el('div', { className: 'banner error', dataset: { loadErrors: '' } })
@@ -180,6 +247,26 @@ export function createView(host: PanelHost): PanelView {
     touch()
   })
 
+  // What an empty panel says: how to get a session into it.
+  const emptyHint = el('div', { className: 'empty hint', dataset: { emptyHint: '' } }, [
+    el('p', {
+      text:
+        host.relayUrl === undefined
+          ? 'No session yet: the runtime has sent nothing, or load a recording (NDJSON) with the file picker or by dropping it here.'
+          : 'No session yet. Connect a Node process to this panel:',
+    }),
+    ...(host.relayUrl === undefined
+      ? []
+      : [
+          el('pre', {
+            text: `import { connectDevtools, createWebSocketTransport } from '@vega/job-devtools-protocol'\nimport { WebSocket } from 'ws' // Node 20; Node 22 has a global WebSocket\n\nconnectDevtools(runtime, createWebSocketTransport('${host.relayUrl}', { WebSocket }))`,
+          }),
+          el('p', {
+            text: 'or load a recording (NDJSON) with the file picker or by dropping it here.',
+          }),
+        ]),
+  ])
+
   const root = el('div', { className: 'root', dataset: { panel: '' } }, [
     el('header', {}, [
       el('strong', { text: '@vega/job devtools' }),
@@ -190,6 +277,7 @@ export function createView(host: PanelHost): PanelView {
       exportButton,
       snapshot,
       fileInput,
+      ...(closeButton === undefined ? [] : [closeButton]),
     ]),
     gapBanner,
     loadBanner,
@@ -205,8 +293,9 @@ export function createView(host: PanelHost): PanelView {
       zoomOut,
       follow,
     ]),
+    legend(),
     el('div', { className: 'main' }, [
-      lanesView.element,
+      el('div', { className: 'timeline' }, [lanesView.axis, lanesView.element, emptyHint]),
       el('div', { className: 'side' }, [detailsView.element, logView.element]),
     ]),
   ])
@@ -223,24 +312,48 @@ export function createView(host: PanelHost): PanelView {
   const style = el('style', { text: PANEL_CSS })
   host.shadow.append(style, root)
 
-  /** The session to show: one a load just added, else the one picked, else the first. */
+  /**
+   * The session to show: one a load just added, else the one the user
+   * picked, else the newest (a page that starts a runtime per run, as the
+   * lab does, shows its latest run).
+   */
   const pickSession = (): void => {
     const preferred = host.takePreferredSession()
-    if (preferred !== undefined && model.sessions.has(preferred)) selectedSession = preferred
-    if (selectedSession === undefined || !model.sessions.has(selectedSession)) {
-      selectedSession = model.sessions.keys().next().value
+    if (preferred !== undefined && model.sessions.has(preferred)) {
+      selectedSession = preferred
+      sessionPicked = true
+    }
+    const kept =
+      selectedSession === SIDE_BY_SIDE
+        ? model.sessions.size > 1
+        : selectedSession !== undefined && model.sessions.has(selectedSession)
+    if (!(sessionPicked && kept)) {
+      const newest = [...model.sessions.keys()].at(-1)
+      if (newest !== selectedSession) selectedTask = undefined
+      selectedSession = newest
+    }
+    const shown = shownSessions().map((session) => session.key)
+    if (focusKey === undefined || !shown.includes(focusKey)) {
+      focusKey =
+        selectedTask !== undefined && shown.includes(selectedTask.session)
+          ? selectedTask.session
+          : shown.at(-1)
     }
   }
 
   const renderHeader = (): void => {
     const keys = [...model.sessions.keys()]
-    while (sessionPicker.options.length > keys.length) sessionPicker.lastElementChild?.remove()
-    keys.forEach((key, index) => {
+    // With two sessions or more, the last option shows them all side by side.
+    const choices = keys.length > 1 ? [...keys, SIDE_BY_SIDE] : keys
+    while (sessionPicker.options.length > choices.length) sessionPicker.lastElementChild?.remove()
+    choices.forEach((key, index) => {
       const session = model.sessions.get(key)
-      if (session === undefined) return
-      const meta = session.held.meta
-      const lost = model.lostInGaps(key)
-      const text = `${meta.src.runtime} · ${meta.sid}${session.origin === 'recording' ? ' · recording' : ''}${lost > 0 ? ` · gaps ${lost}` : ''}`
+      const meta = session?.held.meta
+      const lost = key === SIDE_BY_SIDE ? 0 : model.lostInGaps(key)
+      const text =
+        session === undefined || meta === undefined
+          ? `all ${keys.length} sessions, side by side`
+          : `${meta.src.runtime} · ${meta.sid}${session.origin === 'recording' ? ' · recording' : ''}${lost > 0 ? ` · gaps ${lost}` : ''}`
       let option = sessionPicker.options[index]
       if (option === undefined) {
         option = el('option')
@@ -267,6 +380,18 @@ export function createView(host: PanelHost): PanelView {
     }
   }
 
+  /** The selected task's id, when it is of this session. */
+  const selectedIn = (session: PanelSession): number | undefined =>
+    selectedTask?.session === session.key ? selectedTask.id : undefined
+
+  // Time goes on without events: a running or parked bar keeps growing, and
+  // per second (the second before now) falls to 0 in an idle session.
+  // Twice a second is enough for both, and costs nothing while closed;
+  // paused, the panel stays as it was.
+  const clock = setInterval(() => {
+    if (!paused) touch()
+  }, 500)
+
   return {
     render(withData) {
       const dataNew = withData && !paused && drawnRevision !== model.revision
@@ -275,12 +400,11 @@ export function createView(host: PanelHost): PanelView {
         // The second half of a drawing of new data: the log, a frame after the lanes.
         logBehind = false
         logView.measure()
-        const session =
-          selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+        const session = focusKey === undefined ? undefined : model.sessions.get(focusKey)
         logView.place(session?.log.size ?? 0)
         if (session !== undefined) {
-          logView.render(session, selectedTask)
-          detailsView.render(session, selectedTask)
+          logView.render(session, selectedIn(session))
+          detailsView.render(session, selectedIn(session))
         }
         logView.commitScroll()
         return true
@@ -295,41 +419,78 @@ export function createView(host: PanelHost): PanelView {
       lanesView.measure()
       logView.measure()
       pickSession()
-      const session =
-        selectedSession === undefined ? undefined : model.sessions.get(selectedSession)
+      const shown = shownSessions()
+      const session = focusKey === undefined ? undefined : model.sessions.get(focusKey)
       logView.place(session?.log.size ?? 0)
       renderHeader()
-      if (session === undefined) {
+      if (emptyHint.hidden !== (session !== undefined)) emptyHint.hidden = session !== undefined
+      if (session === undefined || shown.length === 0) {
         gapBanner.hidden = true
         for (const cell of countCells.values()) setText(cell, '0')
         lanesView.clear()
         logView.commitScroll()
         return true
       }
-      const lost = model.lostInGaps(session.key)
+      // Side by side, every figure is the sum over the sessions shown.
+      const sum = (of: (shown: PanelSession) => number) =>
+        shown.reduce((total, each) => total + of(each), 0)
+      const lost = sum((each) => model.lostInGaps(each.key))
+      const trimmedTasks = sum((each) => each.trimmedTasks)
+      const trimmedLog = sum((each) => each.log.trimmed)
       const parts: string[] = []
       if (lost > 0) parts.push(`${lost} events lost in gaps`)
-      if (session.trimmedTasks > 0) parts.push(`${session.trimmedTasks} tasks trimmed by retention`)
-      if (session.log.trimmed > 0)
-        parts.push(`${session.log.trimmed} older events dropped from the log`)
+      if (trimmedTasks > 0) parts.push(`${trimmedTasks} tasks trimmed by retention`)
+      if (trimmedLog > 0) parts.push(`${trimmedLog} older events dropped from the log`)
       if (gapBanner.hidden !== (parts.length === 0)) gapBanner.hidden = parts.length === 0
       setData(gapBanner, 'gap', String(lost))
-      setData(gapBanner, 'trimmed', String(session.trimmedTasks))
+      setData(gapBanner, 'trimmed', String(trimmedTasks))
       setText(gapBanner, parts.length === 0 ? '' : `⚠ ${parts.join(' · ')}`)
-      const live = model.liveCounts(session.key)
-      for (const state of LIVE_STATES) setCount(countCells.get(state), live[state] ?? 0)
+      const live = shown.map((each) => model.liveCounts(each.key))
+      for (const state of LIVE_STATES) {
+        setCount(
+          countCells.get(state),
+          live.reduce((total, counts) => total + (counts[state] ?? 0), 0),
+        )
+      }
       for (const state of TERMINAL_STATES)
-        setCount(countCells.get(state), session.settled[state] ?? 0)
-      setCount(throughput, model.throughput(session.key))
-      const rows = model.rows(session.key, filter, grouping)
-      lanesView.render({ session, rows, selected: selectedTask, showKey: grouping === 'key' })
+        setCount(
+          countCells.get(state),
+          sum((each) => each.settled[state] ?? 0),
+        )
+      setCount(
+        throughput,
+        sum((each) => model.throughput(each.key, model.sessionNow(each.key))),
+      )
+      const { rows, sessionOf } = lanesOf(shown)
+      const sessionOrder = [...model.sessions.keys()]
+      const processOf =
+        shown.length > 1
+          ? (task: TaskTimeline): ProcessTag => {
+              const owner = sessionOf(task)
+              const index = sessionOrder.indexOf(owner.key)
+              return {
+                name: owner.held.meta.src.runtime,
+                color: PROCESS_COLORS[index % PROCESS_COLORS.length] as string,
+              }
+            }
+          : undefined
+      const frame: LanesFrame = {
+        rows,
+        sessionOf,
+        processOf,
+        selected: selectedTask,
+        showKey: grouping === 'key',
+        firstTs: Math.min(...shown.map((each) => each.firstTs)),
+        now: Math.max(...shown.map((each) => model.sessionNow(each.key))),
+      }
+      lanesView.render(frame)
       if (split) {
         logBehind = true
         host.invalidate()
         return true
       }
-      logView.render(session, selectedTask)
-      detailsView.render(session, selectedTask)
+      logView.render(session, selectedIn(session))
+      detailsView.render(session, selectedIn(session))
       logView.commitScroll()
       return true
     },
@@ -337,10 +498,42 @@ export function createView(host: PanelHost): PanelView {
       return !uiDirty && !logBehind && (paused || drawnRevision === model.revision)
     },
     destroy() {
+      clearInterval(clock)
       style.remove()
       root.remove()
     },
   }
+}
+
+/** The legend: one swatch per state from the shared palette, then the marks. */
+function legend(): HTMLElement {
+  const items: HTMLElement[] = STATE_STYLES.map((style) =>
+    el('span', { className: 'legend-item', dataset: { legendState: style.name } }, [
+      el('i', {
+        className: 'swatch',
+        attrs: { style: `background: ${style.background}`, 'aria-hidden': 'true' },
+      }),
+      style.name === 'parked'
+        ? 'parked (hatched: waiting on a coordinator, shaper, dependencies or retry)'
+        : style.name === 'idle'
+          ? 'idle (not yet queued)'
+          : style.name === 'success' || style.name === 'error' || style.name === 'cancelled'
+            ? `ends ${style.name}`
+            : style.name,
+    ]),
+  )
+  const mark = (kind: string, glyph: string, text: string) =>
+    el('span', { className: 'legend-item', dataset: { legendMark: kind } }, [
+      el('b', { text: glyph, attrs: { style: `color: ${MARK_COLORS[kind] ?? '#fff'}` } }),
+      text,
+    ])
+  items.push(
+    mark('retry', '|', 'retry'),
+    mark('restart', '▲', 'restarted'),
+    mark('reuse', '●', 'reused / queued behind'),
+    el('span', { className: 'legend-item' }, ['✕ reason: why it was cancelled']),
+  )
+  return el('div', { className: 'legend', dataset: { legend: '' } }, items)
 }
 
 function setCount(cell: HTMLElement | undefined, value: number): void {
