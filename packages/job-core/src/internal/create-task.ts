@@ -3,7 +3,7 @@ import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, takeSnapshot } from './context-carrier.js'
 import type { ResolvedRunOptions, RuntimeCore } from './model.js'
-import { enterBody } from './stages/execute.js'
+import { enterAttempt } from './stages/execute.js'
 import { addCallback, armTimeout, extrasOf } from './task-extras.js'
 import { handleRecord, TaskHandle } from './task-handle.js'
 import { sinceOffsetAt, TaskRecord } from './task-record.js'
@@ -61,7 +61,7 @@ export function keepCallerTimeAndContext(task: TaskRecord): void {
     task.sinceOffset = sinceOffsetAt(core)
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
-    task.carrier = takeSnapshot() ?? captureContext(enterBody)
+    task.carrier = takeSnapshot() ?? captureContext(enterAttempt)
   }
 }
 

@@ -6,7 +6,8 @@ import type { AttemptWrapper, TaskTag } from '../types/plugin.js'
 import type { RuntimeOptions } from '../types/runtime.js'
 import type { Shaper } from '../types/shaper.js'
 import type { RunOptions, Runtime, ShutdownMode, Task, TaskFn } from '../types/task.js'
-import { requireCapability } from './backend-capability.js'
+import { requireCapability } from './backend-seam.js'
+import { BodyLedger } from './body-ledger.js'
 import { EventBusView, RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
 import type {
@@ -69,8 +70,8 @@ export class RuntimeCore implements RuntimeCoreShape {
   /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
   readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>> = new Map()
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }> = []
-  /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
-  runningBodies = 0
+  /** Bodies holding a slot, and those of ended tasks among them (the honest slot count); only attempts move them (`attempt.ts`, `body-ledger.ts`). */
+  readonly bodies: BodyLedger = new BodyLedger()
   nextTaskId = 1
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void> = []
@@ -82,8 +83,6 @@ export class RuntimeCore implements RuntimeCoreShape {
   /** Tasks in `queued` / in `running` (kept by `countMove`, read by `counts()`). */
   queuedTasks = 0
   runningTasks = 0
-  /** Bodies holding a slot whose task has already ended. */
-  exitingBodies = 0
   queueWaiters: QueueWaiter[] | undefined = undefined
   /** Installed in the backend while paused or rate-limited. */
   gate: KernelGate | undefined = undefined
@@ -171,7 +170,7 @@ export class RuntimeCore implements RuntimeCoreShape {
   }
 
   isIdle(): boolean {
-    return this.live.size === 0 && this.runningBodies === 0
+    return this.live.size === 0 && this.bodies.running === 0
   }
 
   checkIdle(): void {
