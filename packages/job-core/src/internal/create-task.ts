@@ -5,7 +5,7 @@ import { captureContext, takeSnapshot } from './context-carrier.js'
 import type { ResolvedRunOptions, RuntimeCore } from './model.js'
 import { enterAttempt } from './stages/execute.js'
 import { addCallback, armTimeout, extrasOf } from './task-extras.js'
-import { handleRecord, TaskHandle } from './task-handle.js'
+import { createTaskHandle, handleRecord } from './task-handle.js'
 import { sinceOffsetAt, TaskRecord } from './task-record.js'
 import type { KernelEvent } from './transition-event.js'
 
@@ -23,7 +23,7 @@ export function createTask(
   parent: TaskRecord | undefined,
 ): TaskRecord {
   const task = new TaskRecord(bodyOf(taskFn, bindings), bindings, options)
-  task.handle = new TaskHandle(task)
+  task.handle = createTaskHandle(task)
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent
   const bus = core.bus
