@@ -3,7 +3,7 @@ import type { TimerHandle } from '../types/backend.js'
 import { contextFor } from './attempt-context.js'
 import { enterThroughWrappers } from './attempt-wrappers.js'
 import { backendError, backendThrew, releaseSlot } from './backend-seam.js'
-import type { AttemptCarrier, TaskRecord } from './model.js'
+import type { TaskRecord } from './model.js'
 import { isThenable } from './promises.js'
 import { type QueuedAttempt, ticketFor } from './queued-attempt.js'
 import { attemptFailed, attemptSucceeded } from './stages/execute.js'
@@ -50,8 +50,6 @@ export class Attempt {
   entered = false
   /** The `timeout.attempt` timer while the body decides, then the `abandonAfter` timer. */
   timer: TimerHandle | undefined = undefined
-  /** The task's carrier, held from the grant until the body enters through it. */
-  carrier: AttemptCarrier | undefined = undefined
   signal: SignalState = UNREAD
 
   constructor(task: TaskRecord) {
@@ -91,8 +89,6 @@ export class Attempt {
       case 'queued': {
         this.phase = 'deciding'
         this.number = task.attempt + 1
-        this.carrier = task.carrier
-        task.carrier = undefined
         task.waiting = undefined
         task.job = this
         task.core.bodies.slotTaken()

@@ -15,8 +15,10 @@ export function execute(task: TaskRecord): StageResult {
   const attempt = task.job!
   task.attempt++
   task.moveTo('running')
-  const carrier = attempt.carrier
-  attempt.carrier = undefined
+  // Taken by this attempt: the execute stage runs inside the grant, so
+  // the carrier is still the one the task waited with.
+  const carrier = task.carrier
+  task.carrier = undefined
   if (carrier === undefined) attempt.enter()
   else if (typeof carrier === 'function') carrier(attempt)
   else enterSnapshot(carrier, enterAttempt, attempt)
