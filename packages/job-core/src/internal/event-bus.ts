@@ -54,12 +54,17 @@ export class RuntimeEventBus implements EventBus {
 
   /**
    * Delivers an event that already carries its `seq` (from {@link nextSeq})
-   * and `at`: the one place every event passes, frozen here, so no listener
-   * can change what the next one sees.
+   * and `at`: the one place every event passes. Frozen here when more than
+   * one listener gets it, so no listener can change what the next one sees;
+   * a sole listener gets it as built, since nobody else ever sees it (the
+   * listener list is copy-on-write: one subscribed during delivery does not
+   * get this event), and a freeze per event costs the one-listener path
+   * (see bench/README.md, Core 3).
    */
   deliver(event: RuntimeEvent): void {
-    Object.freeze(event)
-    for (const listener of this.listeners) {
+    const listeners = this.listeners
+    if (listeners.length > 1) Object.freeze(event)
+    for (const listener of listeners) {
       try {
         listener(event)
       } catch (error) {
