@@ -39,14 +39,32 @@ export class RuntimeEventBus implements EventBus {
     this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
   }
 
+  /** Stamps a copy the caller made and no one else holds (see {@link EventBusView.emit}) and delivers it. */
+  deliverCopy(event: object): void {
+    const stamped = event as { seq: number; at: number }
+    stamped.seq = ++this.seq
+    stamped.at = this.clock.now()
+    this.deliver(event as RuntimeEvent)
+  }
+
   /** The next `seq`, for the kernel's own events, which it builds whole (one object, fixed shape). */
   nextSeq(): number {
     return ++this.seq
   }
 
-  /** Delivers an event that already carries its `seq` (from {@link nextSeq}) and `at`. */
+  /**
+   * Delivers an event that already carries its `seq` (from {@link nextSeq})
+   * and `at`: the one place every event passes. Frozen here when more than
+   * one listener gets it, so no listener can change what the next one sees;
+   * a sole listener gets it as built, since nobody else ever sees it (the
+   * listener list is copy-on-write: one subscribed during delivery does not
+   * get this event), and a freeze per event costs the one-listener path
+   * (see bench/README.md, Core 3).
+   */
   deliver(event: RuntimeEvent): void {
-    for (const listener of this.listeners) {
+    const listeners = this.listeners
+    if (listeners.length > 1) Object.freeze(event)
+    for (const listener of listeners) {
       try {
         listener(event)
       } catch (error) {
@@ -103,6 +121,7 @@ export class EventBusView implements EventBus {
 
   constructor(bus: RuntimeEventBus) {
     this.#bus = bus
+    Object.freeze(this)
   }
 
   get active(): boolean {
@@ -110,7 +129,17 @@ export class EventBusView implements EventBus {
   }
 
   emit(draft: RuntimeEventDraft | CustomEventDraft): void {
-    const type: unknown = (draft as { type?: unknown } | null | undefined)?.type
+    if (draft === null || typeof draft !== 'object') {
+      throw new TypeError(
+        `emit(event): an event is an object with a string \`type\`, e.g. { type: "app:ready" }, got ${draft === null ? 'null' : typeof draft}.`,
+      )
+    }
+    // Read once: what is checked is what is delivered (a getter cannot
+    // answer one `type` to the check and another to listeners). Without
+    // listeners, only `type` is read and nothing is built.
+    const bus = this.#bus
+    const event = bus.active ? { ...draft } : undefined
+    const type: unknown = event === undefined ? draft.type : event.type
     if (typeof type !== 'string' || type === '') {
       throw new TypeError(
         'emit(event): an event needs a non-empty string `type`, e.g. { type: "app:ready" }.',
@@ -122,10 +151,11 @@ export class EventBusView implements EventBus {
         `emit(event): '${type}' is one of the kernel's own event types (${reserved}*), which only the kernel emits; emit your own under a namespace of yours, e.g. 'app:${type.slice(reserved.length)}'.`,
       )
     }
-    this.#bus.emit(draft)
+    if (event !== undefined) bus.deliverCopy(event)
   }
 
   subscribe(listener: RuntimeListener): () => void {
     return this.#bus.subscribe(listener)
   }
 }
+Object.freeze(EventBusView.prototype)

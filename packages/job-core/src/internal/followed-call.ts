@@ -19,6 +19,9 @@ const neverRuns: TaskFn<unknown> = () => {
  */
 const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
 
+/** Refuses a handle made outside the kernel (`new task.constructor(…)`): `settle()` trusts it. */
+const MADE_BY_KERNEL: unique symbol = Symbol('FollowedCall')
+
 /**
  * A call a plugin merged into a live peer before its task was built (see
  * `ClaimOptions.followPeer`): a task born `cancelled`, whose promise is the
@@ -26,8 +29,12 @@ const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
  * the rest of the kernel works on is made only if someone asks for it
  * (`settle`, `dependsOn`, a plugin's `onSettled`), which a merged call's
  * caller rarely does. A burst of calls on one key thus costs a lookup and
- * this object each, not a pipeline.
+ * this object each, not a pipeline. Its state is `#private` and its
+ * prototype frozen; unlike a live task's handle it is not frozen itself:
+ * only its caller holds it (no plugin reads it as a peer), and the kernel
+ * reads nothing from it but its private fields.
  */
+
 export class FollowedCall<T> implements Task<T> {
   readonly #id: number
   readonly #cancelledBy: number
@@ -63,6 +70,7 @@ export class FollowedCall<T> implements Task<T> {
   }
 
   constructor(
+    made: typeof MADE_BY_KERNEL,
     core: RuntimeCore,
     bindings: TaskBindings,
     options: ResolvedRunOptions,
@@ -74,6 +82,9 @@ export class FollowedCall<T> implements Task<T> {
     this.#options = options
     this.#cancelledBy = peer.id
     this.#reason = reason
+    if (made !== MADE_BY_KERNEL) {
+      throw new TypeError('A Task is made by run(); it has no public constructor.')
+    }
     // Read now, as request.follow reads it: the peer is observed from here on.
     this.#promise = peer.handle.promise as Promise<T>
   }
@@ -127,6 +138,7 @@ export class FollowedCall<T> implements Task<T> {
     refuseCancelArguments(unexpected)
   }
 }
+Object.freeze(FollowedCall.prototype)
 
 /**
  * Merges the call (of a taskFn with `layers`) into the peer its plugin
@@ -149,7 +161,7 @@ export function followedCall(
   // A peer of another runtime is the handler's to refuse, as request.follow
   // does; a peer that is itself a followed call goes the long way too.
   if (peer === undefined || peer.core !== core) return undefined
-  return new FollowedCall(core, layers, options, peer, claim!.followReason)
+  return new FollowedCall(MADE_BY_KERNEL, core, layers, options, peer, claim!.followReason)
 }
 
 /** The record behind a followed call (made on first request); `undefined` for any other value. */
