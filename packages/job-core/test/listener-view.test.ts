@@ -8,6 +8,7 @@ import {
   type RuntimeEvent,
   run,
   settle,
+  shutdown,
   subscribe,
   type Task,
   type TaskState,
@@ -158,6 +159,29 @@ describe('a listener reads the runtime after the event it got', () => {
     await settle(task)
     await whenIdle(runtime)
     expect(counts(runtime)).toEqual({ live: 0, parked: 0, queued: 0, running: 0, exiting: 0 })
+  })
+})
+
+describe('idle waits for the slot, not only for the counts', () => {
+  it('a draining shutdown disposes plugins after the last body gave its slot back', async () => {
+    const slotsAtDispose: number[] = []
+    const runtime = createRuntime({
+      plugins: [
+        {
+          name: 'slotReader',
+          install: (host) => () => {
+            slotsAtDispose.push(inspect(host.runtime).sizes.slotsInUse)
+          },
+        },
+      ],
+    })
+    const body = gate()
+    const task = run(runtime, () => body.promise)
+    const stopped = shutdown(runtime)
+    body.open()
+    await task
+    await stopped
+    expect(slotsAtDispose).toEqual([0])
   })
 })
 

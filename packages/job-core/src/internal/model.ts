@@ -267,6 +267,8 @@ export interface RuntimeCore {
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }>
   /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
   runningBodies: number
+  /** Bodies that left and whose slot the backend has not been given back yet: not idle until it has. */
+  slotsToRelease: number
   nextTaskId: number
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void>

@@ -103,9 +103,11 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   }
   const core = task.core
   // The body left: it stops counting before whatever its leaving causes is
-  // told (the ending, the retry, task:exited). Exiting: a body whose task
-  // had already ended (counts().exiting).
+  // told (the ending, the retry, task:exited), and the runtime is not idle
+  // until its slot is back. Exiting: a body whose task had already ended
+  // (counts().exiting).
   core.runningBodies--
+  core.slotsToRelease++
   if (task.outcome !== undefined) core.exitingBodies--
   if (task.job === job) {
     task.job = undefined
@@ -123,6 +125,7 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   }
   bodyLeft(task)
   core.backend.release(queuedOf(job))
+  core.slotsToRelease--
   core.checkIdle()
 }
 
