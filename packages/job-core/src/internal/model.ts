@@ -71,6 +71,8 @@ export interface TaskRecord {
   outcome: Outcome<unknown> | undefined
   /** What only some tasks need; made on first use (`extrasOf`). */
   extras: TaskExtras | undefined
+  /** The claim whose handler decided the task and has hooks to tell, until its exit was told. */
+  decidedBy: Claim | undefined
   /** The runtime: its options know it. */
   readonly core: RuntimeCore
   /** A taskFn equivalent to the one passed to `run()`. */
@@ -180,7 +182,11 @@ export interface ResolvedControl {
 /** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
 export interface Claim {
   readonly plugin: string
+  readonly tag: TaskTag<unknown>
   readonly handler: DispatchHandler<unknown> | undefined
+  /** `ClaimOptions.onSettled` / `onExited`: told of every task the handler decides. */
+  readonly onSettled: ((task: Task<unknown>, binding: unknown) => void) | undefined
+  readonly onExited: ((task: Task<unknown>, binding: unknown) => void) | undefined
   /** `ClaimOptions.followPeer`: merges a call into a peer before its task is built. */
   readonly followPeer: ((binding: unknown) => Task<unknown> | undefined) | undefined
   readonly followReason: CancelReason

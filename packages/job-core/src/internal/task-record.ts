@@ -9,6 +9,7 @@ import { countMove } from './counters.js'
 import type {
   AttemptCarrier,
   AttemptJob,
+  Claim,
   ResolvedRunOptions,
   RuntimeCore,
   StageIndex,
@@ -75,6 +76,12 @@ export class TaskRecord implements TaskRecordShape {
   outcome: Outcome<unknown> | undefined = undefined
   /** What only some tasks need; made on first use (`extrasOf`). */
   extras: TaskExtras | undefined = undefined
+  /**
+   * The claim whose handler decided the task, when it has hooks
+   * (`ClaimOptions.onSettled` / `onExited`): set at dispatch, cleared once
+   * its exit was told (see `claim-hooks.ts`).
+   */
+  decidedBy: Claim | undefined = undefined
 
   /** `id` is given only for a call that already has one (a followed call's record, made late). */
   constructor(
