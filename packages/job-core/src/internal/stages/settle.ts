@@ -17,14 +17,19 @@ import { watchUnobserved } from '../unobserved-errors.js'
  * per task: callers check `outcome` first.
  */
 export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: TransitionExtra): void {
-  leaveStage(task)
+  const refused = leaveStage(task)
+  if (refused !== undefined) {
+    // The backend threw from withdraw: the ending says so.
+    outcome = { status: 'error', error: refused.error }
+    extra = { error: refused.error }
+  }
   // A context kept for a body that will never start: dropped (a promise
   // door that is never opened holds nothing else).
   task.carrier = undefined
   task.outcome = outcome
   const core = task.core
   core.live.delete(task)
-  core.exitingBodies += task.extras?.staleBodies ?? 0
+  core.bodies.taskEnded(task)
   task.moveTo(outcome.status, extra)
   if (outcome.status === 'error') watchUnobserved(task)
   const extras = task.extras
@@ -47,23 +52,28 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
   core.checkIdle()
 }
 
-/** Undoes the parked stage the task is in: its place in the backend, its timer, its listeners. */
-export function leaveStage(task: TaskRecord): void {
+/**
+ * Undoes the parked stage the task is in: its place in the backend, its
+ * timer, its listeners. Returns what the backend threw from `withdraw`, if
+ * it did.
+ */
+export function leaveStage(task: TaskRecord): { readonly error: unknown } | undefined {
   if (task.state === 'parked:shaper') releaseShaperHold(task)
   const waiting = task.waiting
+  let refused: { readonly error: unknown } | undefined
   if (waiting !== undefined) {
     task.waiting = undefined
-    task.core.backend.withdraw(waiting)
+    refused = waiting.withdraw()
   }
   const extras = task.extras
-  if (extras === undefined) return
-  extras.retryAfterStale = undefined
+  if (extras === undefined) return refused
   clearStageTimer(task)
   const undo = extras.stageUndo
   if (undo !== undefined) {
     extras.stageUndo = undefined
     undo()
   }
+  return refused
 }
 
 /**
