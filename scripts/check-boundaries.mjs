@@ -34,7 +34,7 @@ function importsOf(file) {
 }
 
 /**
- * Manifest shapes the architecture fixes (spec/README.md): which siblings a
+ * Manifest shapes the architecture fixes (see the root README's packages): which siblings a
  * package takes as peers (one copy of the runtime per app) and which
  * third-party clients it really depends on.
  */

@@ -1,5 +1,5 @@
-// Scenario 10: what tracing costs (otel.md §3). The workload of scenario 1
-// (trivial async tasks, concurrency 16, one burst) on job-core:
+// Scenario 10: what tracing costs (job-otel's spans and metrics). The
+// workload of scenario 1 (trivial async tasks, concurrency 16, one burst) on job-core:
 //   - without tracing (the lower bound),
 //   - with `installTracing` and no SDK registered (the API's no-op tracer
 //     and meter): the target is ≤ 1.05× no tracing;

@@ -4,7 +4,7 @@
 // read — waiting in an array FIFO per ordering group, one task per group
 // running at a time. With `carryContext` a task that waits also keeps an
 // AsyncResource and its body enters through it, as job-core does on Node
-// (core.md §13). What job-core and job-scheduler add on the runtime path is
+// (job-core's "Async context" promise). What job-core and job-scheduler add on the runtime path is
 // the gap between these lines and theirs.
 //
 // `createConformingGroupedRuntime` is the same with the snapshot, and each
@@ -16,7 +16,7 @@
 // cancelAll and shutdown reach every live task, and a task that ends leaves
 // in O(1)), state counts kept as it moves (counts(runtime)), and a cancel()
 // that takes it out of its group at once. Its group queues a separate job
-// object: a Task exposes none of its machinery (architecture.md), so it
+// object: a Task exposes none of its machinery, so it
 // cannot itself be the job a custom backend is handed, whose start() is public.
 
 import { AsyncResource, withResolvers } from './minimal-runtime.mjs'

@@ -1,8 +1,8 @@
 // A calibration peer, not a competitor: the smallest task runtime that still
 // has what issue #16 calls the floor — an id and a state per task, a FIFO
 // under a limit, and a caller promise that cancel() can reject. With
-// `carryContext` it adds the one thing job-core's spec demands on top (core.md
-// §13), so an AsyncLocalStorage store set around the call is the store the
+// `carryContext` it adds the one thing job-core promises on top (its README's
+// async context), so an AsyncLocalStorage store set around the call is the store the
 // body of a task that waited sees:
 // - 'promise': the body enters through a promise reaction registered inside
 //   the call (what job-core does where the platform has no snapshot);

@@ -1,4 +1,4 @@
-// coordination.md §5, rows exhaust / bounded(2) / bounded(1) / forgetful (the seed's lab/facts §5–§6).
+// The facts table, rows exhaust / bounded(2) / bounded(1) / forgetful (the seed's lab/facts §5–§6).
 import { createRuntime, createTestClock, isCancelledError, run, settle } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
 import {

@@ -39,7 +39,7 @@ import { flush } from './support.js'
 // sequences of calls through every strategy on a few keys, with random
 // durations, failures, retries, timeouts, bodies that ignore their signal,
 // shapers in front, cancels, cancelAll, shutdown and test-clock time. After
-// each sequence, the invariants of coordination.md and issue 10 must hold.
+// each sequence, the invariants of the coordination README and issue 10 must hold.
 // FUZZ_RUNS=2000 for a longer search; FUZZ_SEED (with FUZZ_PATH) replays one.
 
 type Strategy =

@@ -1,4 +1,4 @@
-// coordination.md §5, rows none / dedupe / restart / serialize (the seed's core/scenarios §1–§4):
+// The facts table, rows none / dedupe / restart / serialize (the seed's core/scenarios §1–§4):
 // four calls with one key issued back-to-back, body `await ctx.sleep(D); return i`.
 import { describe, expect, it } from 'vitest'
 import { createSerializeCoordinator, dedupeCoordinator, restartCoordinator } from '../src/index.js'

@@ -18,7 +18,7 @@ import {
   withCoordinator,
 } from '../src/index.js'
 
-/** The body's duration in the facts scenario (coordination.md §5). */
+/** The body's duration in the facts scenario. */
 export const D = 100
 
 export interface PromiseFact {
@@ -78,7 +78,7 @@ export function strip(event: CoordinationEvent): Record<string, unknown> {
 }
 
 /**
- * The scenario of coordination.md §5: four calls with the same key issued
+ * The facts scenario: four calls with the same key issued
  * back-to-back in one synchronous block; call i's body is
  * `async (ctx) => { await ctx.sleep(D); return i }`. Runs the clock until
  * everything settled and reports every observable fact.

@@ -17,7 +17,7 @@ import {
 import { detectSnapshotPlatform, useSnapshotPlatform } from '../src/internal/context-carrier.js'
 import { flush, gate } from './helpers.js'
 
-// core.md §13: a body runs in the async context of the run() call that
+// Async context: a body runs in the async context of the run() call that
 // created it, whatever it waited for. Each test starts the waiting call
 // inside `als.run(<request id>)` and releases it from another context.
 
@@ -36,7 +36,7 @@ const ways = [
   { way: 'promise door', platform: undefined },
 ]
 
-describe.each(ways)('async context (core.md §13), through a $way', ({ platform }) => {
+describe.each(ways)('async context, through a $way', ({ platform }) => {
   let previous: ReturnType<typeof useSnapshotPlatform>
   beforeAll(() => {
     previous = useSnapshotPlatform(platform)

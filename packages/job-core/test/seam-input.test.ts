@@ -185,6 +185,55 @@ describe('a backend that throws at run time', () => {
   })
 })
 
+describe('a backend that throws from release while the task is still live', () => {
+  it('(a timed-out body left while its retry waited) ends the task in error with the throw as cause', async () => {
+    const clock = createTestClock()
+    const thrown = new Error('release failed')
+    // The second attempt's body leaves after the task ended: that release's throw is only reported.
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    let releases = 0
+    const runtime = createRuntime({
+      clock,
+      backend: backendWith(
+        {
+          release() {
+            releases++
+            throw thrown
+          },
+        },
+        Number.POSITIVE_INFINITY,
+      ),
+    })
+    const ignoresSignal = gate()
+    let attempts = 0
+    const task = run(
+      runtime,
+      async () => {
+        attempts++
+        if (attempts === 1) await ignoresSignal.promise
+        return 'second'
+      },
+      { timeout: { attempt: 10 }, retry: { attempts: 2, delay: 0 } },
+    )
+    await clock.advance(10)
+    // Timed out; its retry waits for the first body, which still holds its slot.
+    expect(task.state).toBe('parked:retry')
+    expect(attempts).toBe(1)
+    ignoresSignal.open()
+    const outcome = await settle(task)
+    expect(outcome.status).toBe('error')
+    expect(outcome.status === 'error' && (outcome.error as Error).message).toMatch(
+      /backend threw from release\(job\) for task #1/,
+    )
+    expect(outcome.status === 'error' && (outcome.error as Error).cause).toBe(thrown)
+    await clock.runAll()
+    await whenIdle(runtime)
+    expect(counts(runtime)).toEqual(IDLE)
+    expect(releases).toBe(2)
+    expect(logged).toHaveBeenCalledOnce()
+  })
+})
+
 describe('wrong calls at the plugin seam', () => {
   const installing = (install: (host: PluginHost) => void): Runtime =>
     createRuntime({ plugins: [{ name: 'probe', install }] })
@@ -302,8 +351,9 @@ describe('a late start() of a withdrawn job still hands its slot back once', () 
       }),
     })
     const task = run(runtime, async () => 'never', { timeout: { queue: 10 } })
+    const outcome = settle(task)
     await clock.advance(10)
-    expect((await settle(task)).status).toBe('error')
+    expect((await outcome).status).toBe('error')
     held!.start()
     expect(released).toBe(1)
     expect(() => held!.start()).toThrow(/called job\.start\(\) again for task #1/)

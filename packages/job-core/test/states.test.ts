@@ -10,7 +10,7 @@ import {
 } from '../src/index.js'
 import { flush, gate, recordedRuntime } from './helpers.js'
 
-/** Every state of core.md §2, listed here on its own: the kernel's tables are checked against it. */
+/** Every state of the kernel's design, listed here on its own: the kernel's tables are checked against it. */
 const STATES: readonly TaskState[] = [
   'idle',
   'parked:shaper',
@@ -85,7 +85,7 @@ describe('the task state machine', () => {
     expect(events.length).toBe(count)
   })
 
-  it('the transition table allows exactly what core.md §2 lists', () => {
+  it('the transition table allows exactly the legal transitions of the design', () => {
     const allowed = new Set([
       'idle>parked:shaper',
       'parked:shaper>idle',

@@ -1,4 +1,4 @@
-// coordination.md §5 with every call in one process: the cluster strategies
+// The coordination facts with every call in one process: the cluster strategies
 // are the local ones (bodies, task states, promises, events), measured on a
 // real redis-server and in real time.
 

@@ -1,4 +1,4 @@
-// redis.md §3, the faults: a holder killed or paused (on one primary, and
+// The faults: a holder killed or paused (on one primary, and
 // on a Redis Cluster of three primaries), Redis restarted or paused, and what
 // is left in Redis afterwards.
 

@@ -1,4 +1,4 @@
-// redis.md §1, the table: each row with 2–4 forked Node processes (one
+// The cross-process table: each row with 2–4 forked Node processes (one
 // runtime each, the built package), checked from what the bodies report;
 // once on one primary, once on a Redis Cluster of three primaries.
 

@@ -64,7 +64,7 @@ export interface Facts {
   events: Record<string, unknown>[]
 }
 
-/** coordination.md §5: four calls with one key back-to-back in one synchronous block, real time. */
+/** The coordination facts: four calls with one key back-to-back in one synchronous block, real time. */
 export async function runFacts(
   setupValue: Setup,
   coordinator: Coordinator,

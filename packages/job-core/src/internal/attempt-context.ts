@@ -7,13 +7,13 @@ const MADE_BY_KERNEL: unique symbol = Symbol('AttemptContext')
 
 /**
  * The `ctx` a body receives: `TaskContext` and nothing else. The attempt
- * behind it (its slot, its timer, its task) is out of reach (`#attempt`),
- * and the object is frozen.
+ * behind it (its slot, its timer, its task) is out of reach (`#attempt`):
+ * the object has no own property and its prototype is frozen, so what a
+ * body adds to its own `ctx` reaches nothing the kernel reads. (Not frozen
+ * per instance: nobody but its body holds it, and a freeze per attempt
+ * costs the hot path.)
  */
 export class AttemptContext implements TaskContext {
-  readonly taskId: number
-  /** 1-based: the attempts of the task started before this one, plus one. */
-  readonly attempt: number
   readonly #attempt: Attempt
 
   constructor(made: typeof MADE_BY_KERNEL, attempt: Attempt) {
@@ -22,10 +22,16 @@ export class AttemptContext implements TaskContext {
         'A TaskContext is made by the runtime for a body; it has no public constructor.',
       )
     }
-    this.taskId = attempt.task.id
-    this.attempt = attempt.number
     this.#attempt = attempt
-    Object.freeze(this)
+  }
+
+  get taskId(): number {
+    return this.#attempt.task.id
+  }
+
+  /** 1-based: the attempts of the task started before this one, plus one. */
+  get attempt(): number {
+    return this.#attempt.number
   }
 
   get signal(): AbortSignal {

@@ -19,6 +19,9 @@ const neverRuns: TaskFn<unknown> = () => {
  */
 const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
 
+/** Refuses a handle made outside the kernel (`new task.constructor(…)`): `settle()` trusts it. */
+const MADE_BY_KERNEL: unique symbol = Symbol('FollowedCall')
+
 /**
  * A call a plugin merged into a live peer before its task was built (see
  * `ClaimOptions.followPeer`): a task born `cancelled`, whose promise is the
@@ -26,10 +29,11 @@ const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
  * the rest of the kernel works on is made only if someone asks for it
  * (`settle`, `dependsOn`, a plugin's `onSettled`), which a merged call's
  * caller rarely does. A burst of calls on one key thus costs a lookup and
- * this object each, not a pipeline.
+ * this object each, not a pipeline. Its state is `#private` and its
+ * prototype frozen; unlike a live task's handle it is not frozen itself:
+ * only its caller holds it (no plugin reads it as a peer), and the kernel
+ * reads nothing from it but its private fields.
  */
-/** Refuses a handle made outside the kernel (`new task.constructor(…)`): `settle()` trusts it. */
-const MADE_BY_KERNEL: unique symbol = Symbol('FollowedCall')
 
 export class FollowedCall<T> implements Task<T> {
   readonly #id: number
@@ -83,7 +87,6 @@ export class FollowedCall<T> implements Task<T> {
     }
     // Read now, as request.follow reads it: the peer is observed from here on.
     this.#promise = peer.handle.promise as Promise<T>
-    Object.freeze(this)
   }
 
   get id(): number {

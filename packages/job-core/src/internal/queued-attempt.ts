@@ -11,7 +11,8 @@ const MADE_BY_KERNEL: unique symbol = Symbol('QueuedAttempt')
 /**
  * What a backend is handed for one attempt of a task: the `BackendJob`
  * protocol's members and nothing else (the attempt and its task stay
- * private), frozen. The backend gets the same object back in `withdraw`
+ * private): no own property, a frozen prototype. The kernel reads nothing
+ * from it, so what a backend adds to its own job changes nothing else. The backend gets the same object back in `withdraw`
  * and `release`, so it may key its bookkeeping on it. Every attempt waits
  * behind its own, so a late grant of an earlier attempt can never start a
  * later one. `start()` is the attempt's (`attempt.ts`): it takes the slot
@@ -31,7 +32,6 @@ export class QueuedAttempt implements BackendJob {
       )
     }
     this.#attempt = attempt
-    Object.freeze(this)
   }
 
   get task(): Task<unknown> {

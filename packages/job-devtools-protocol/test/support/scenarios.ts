@@ -67,7 +67,7 @@ function pinMinor(batch: readonly Envelope[], minor: number): readonly Envelope[
   ) as readonly Envelope[]
 }
 
-/** The body duration of the four-calls scenarios (coordination.md §5). */
+/** The body duration of the four-calls scenarios of the coordination facts. */
 export const D = 100
 
 export interface Recording {

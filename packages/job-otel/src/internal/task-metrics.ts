@@ -33,7 +33,7 @@ class LabelAttributes {
   }
 }
 
-/** The four instruments of otel.md §4 for one runtime. */
+/** The four instruments of the package README's Metrics section, for one runtime. */
 export class TaskMetrics {
   private readonly duration: Histogram
   private readonly wait: Histogram

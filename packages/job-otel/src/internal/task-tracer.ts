@@ -26,7 +26,7 @@ type TaskCreated = Extract<RuntimeEvent, { type: 'task:created' }>
 type TaskTransition = Extract<RuntimeEvent, { type: 'task:transition' }>
 
 /**
- * One attempt span, from body entry to body exit. Its outcome (the
+ * One attempt span, from body entry to body exit. Its outcome (its
  * transition out of `running`) and the body's exit come in either order: a
  * body that returns decides its attempt just after it left, a cancelled or
  * timed-out body leaves after its attempt was decided. The span ends when
@@ -87,9 +87,9 @@ export interface TaskTracerSettings {
 }
 
 /**
- * Turns one runtime's events into spans and histogram records (otel.md §2
- * and §4). `listener` goes on the event bus, `wrapper` around every attempt
- * body. Both only touch tasks created while `accepting`.
+ * Turns one runtime's events into spans and histogram records (the span
+ * model and the metrics of the package README). `listener` goes on the
+ * event bus, `wrapper` around every attempt body. Both only touch tasks created while `accepting`.
  */
 export class TaskTracer {
   private readonly tasks = new Map<number, TracedTask>()
