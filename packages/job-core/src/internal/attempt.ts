@@ -216,6 +216,7 @@ export class Attempt {
     if (core.bus.active) core.bus.emit({ type: 'task:abandoned', taskId: task.id })
     bodyLeft(task)
     releaseSlot(task, this.ticket)
+    core.bodies.slotReleased()
     core.checkIdle()
   }
 
@@ -232,11 +233,11 @@ export class Attempt {
     if (phase === 'deciding') {
       this.phase = 'released'
       task.job = undefined
+      // Counted out before its result is told (the ending, the retry): a
+      // listener reads the body gone. Not idle before its slot is back.
+      core.bodies.deciderLeft()
       if (threw) attemptFailed(task, value)
       else attemptSucceeded(task, value)
-      // Counted out only now: the runtime is not idle (nor a shutdown over)
-      // before the backend has its slot back.
-      core.bodies.deciderLeft()
     } else if (phase === 'stale') {
       this.phase = 'released'
       core.bodies.staleLeft(task)
@@ -263,6 +264,7 @@ export class Attempt {
     }
     bodyLeft(task)
     releaseSlot(task, this.ticket)
+    core.bodies.slotReleased()
     core.checkIdle()
   }
 

@@ -13,15 +13,33 @@ export class BodyLedger {
   running = 0
   /** The part of `running` whose task has already ended. */
   exiting = 0
+  /**
+   * Bodies counted out of `running` whose slot the backend has not had back
+   * yet: a body stops counting before what its leaving causes is told (so
+   * a listener reads true counts), and the runtime is idle only once its
+   * slot is back.
+   */
+  releasing = 0
+
+  /** No body holds a slot, and every slot is back with the backend. */
+  get holdNoSlot(): boolean {
+    return this.running === 0 && this.releasing === 0
+  }
 
   /** The backend granted an attempt its slot. */
   slotTaken(): void {
     this.running++
   }
 
-  /** The body that decided its task left (its task is settled by the attempt's result). */
+  /** The body that decided its task left, before its result settles the task; its slot goes back next. */
   deciderLeft(): void {
     this.running--
+    this.releasing++
+  }
+
+  /** The backend has the slot of a body counted out by `deciderLeft` or `staleLeft` back. */
+  slotReleased(): void {
+    this.releasing--
   }
 
   /** A body of `task` was told to stop (cancelled, timed out): it keeps its slot until it leaves. */
@@ -29,9 +47,13 @@ export class BodyLedger {
     extrasOf(task).staleBodies++
   }
 
-  /** A stopped body of `task` left or was abandoned: a retry that waited for it may now queue. */
+  /**
+   * A stopped body of `task` left or was abandoned (its slot goes back
+   * next): a retry that waited for it may now queue.
+   */
   staleLeft(task: TaskRecord): void {
     this.running--
+    this.releasing++
     if (task.outcome !== undefined) this.exiting--
     const extras = task.extras!
     if (--extras.staleBodies === 0 && extras.retryAfterStale !== undefined) {

@@ -25,6 +25,7 @@ import type { EventBusView, RuntimeEventBus } from './event-bus.js'
 import type { LiveTasks } from './live-tasks.js'
 import type { Deferred } from './promises.js'
 import type { KernelGate } from './start-gate.js'
+import type { TaskWatchers } from './task-watchers.js'
 import type { TransitionExtra } from './transition-event.js'
 
 /** Where a task stands in the pipeline: the index of the stage it runs next (see `stages/stage.ts`). */
@@ -71,6 +72,8 @@ export interface TaskRecord {
   outcome: Outcome<unknown> | undefined
   /** What only some tasks need; made on first use (`extrasOf`). */
   extras: TaskExtras | undefined
+  /** The claim whose handler decided the task and has hooks to tell, until its exit was told. */
+  decidedBy: Claim | undefined
   /** The runtime: its options know it. */
   readonly core: RuntimeCore
   /** A taskFn equivalent to the one passed to `run()`. */
@@ -113,6 +116,8 @@ export interface TaskExtras {
   staleBodies: number
   /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves (`body-ledger.ts`). */
   retryAfterStale: (() => void) | undefined
+  /** What `watch(task, listener)` registered, until the terminal transition is told. */
+  watchers: TaskWatchers | undefined
 }
 
 /** The limits of `RunOptions.timeout`, in ms; `undefined` where none applies. */
@@ -175,7 +180,11 @@ export interface ResolvedControl {
 /** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
 export interface Claim {
   readonly plugin: string
+  readonly tag: TaskTag<unknown>
   readonly handler: DispatchHandler<unknown> | undefined
+  /** `ClaimOptions.onSettled` / `onExited`: told of every task the handler decides. */
+  readonly onSettled: ((task: Task<unknown>, binding: unknown) => void) | undefined
+  readonly onExited: ((task: Task<unknown>, binding: unknown) => void) | undefined
   /** `ClaimOptions.followPeer`: merges a call into a peer before its task is built. */
   readonly followPeer: ((binding: unknown) => Task<unknown> | undefined) | undefined
   readonly followReason: CancelReason

@@ -3,7 +3,7 @@ import { IllegalStateError } from '../errors.js'
 import type { ClaimOptions, DispatchHandler, Plugin, PluginHost, TaskTag } from '../types/plugin.js'
 import type { CancelReason, Task } from '../types/task.js'
 import { checkBackend } from './backend-seam.js'
-import type { RuntimeCore, TaskRecord } from './model.js'
+import type { Claim, RuntimeCore, TaskRecord } from './model.js'
 import { recordOf } from './record-of.js'
 import { onExited, onSettled } from './task-callbacks.js'
 import { describeValue } from './validate.js'
@@ -54,17 +54,33 @@ export function installPlugin(core: RuntimeCore, plugin: Plugin, index: number):
           `The tag of ${tag.plugin} is already claimed in runtime ${core.name}.`,
         )
       }
-      const { followPeer, followReason } = claimOptions(options, tag.plugin)
-      if (followPeer !== undefined && handler === undefined) {
+      const { followPeer, followReason, onSettled, onExited } = claimOptions(options, tag.plugin)
+      // Each of these acts on the handler's decisions: without a handler there are none.
+      const needsHandler =
+        followPeer !== undefined
+          ? 'followPeer'
+          : onSettled !== undefined
+            ? 'onSettled'
+            : onExited !== undefined
+              ? 'onExited'
+              : undefined
+      if (handler === undefined && needsHandler !== undefined) {
+        const why =
+          needsHandler === 'followPeer'
+            ? "followPeer is a shortcut of the handler's own decision"
+            : `${needsHandler} is told of the tasks the handler decides`
         throw new TypeError(
-          `host.claim(tag, handler, { followPeer }) for ${tag.plugin}: followPeer is a shortcut of the handler's own decision; pass the handler too.`,
+          `host.claim(tag, handler, { ${needsHandler} }) for ${tag.plugin}: ${why}; pass the handler too.`,
         )
       }
       core.claims.set(tag as TaskTag<unknown>, {
         plugin: name,
+        tag: tag as TaskTag<unknown>,
         handler: handler as DispatchHandler<unknown> | undefined,
         followPeer: followPeer as ((binding: unknown) => Task<unknown> | undefined) | undefined,
         followReason,
+        onSettled: onSettled as Claim['onSettled'],
+        onExited: onExited as Claim['onExited'],
       })
       if (followPeer !== undefined) core.followers++
     },
@@ -147,8 +163,20 @@ function* liveHandles(core: RuntimeCore): IterableIterator<Task<unknown>> {
 function claimOptions<B>(
   options: ClaimOptions<B> | undefined,
   plugin: string,
-): { followPeer: ClaimOptions<B>['followPeer']; followReason: CancelReason } {
-  if (options === undefined) return { followPeer: undefined, followReason: 'dedupe' }
+): {
+  followPeer: ClaimOptions<B>['followPeer']
+  followReason: CancelReason
+  onSettled: ClaimOptions<B>['onSettled']
+  onExited: ClaimOptions<B>['onExited']
+} {
+  if (options === undefined) {
+    return {
+      followPeer: undefined,
+      followReason: 'dedupe',
+      onSettled: undefined,
+      onExited: undefined,
+    }
+  }
   if (options === null || typeof options !== 'object') {
     throw new TypeError(
       `host.claim(tag, handler, options) for ${plugin}: options must be an object such as { followPeer }, got ${describeValue(options)}.`,
@@ -157,8 +185,20 @@ function claimOptions<B>(
   assertKnownKeys(`host.claim(tag, handler, options) for ${plugin}`, options, [
     'followPeer',
     'followReason',
+    'onSettled',
+    'onExited',
   ])
-  const { followPeer, followReason = 'dedupe' } = options
+  const { followPeer, followReason = 'dedupe', onSettled, onExited } = options
+  for (const [option, hook] of [
+    ['onSettled', onSettled],
+    ['onExited', onExited],
+  ] as const) {
+    if (hook !== undefined && typeof hook !== 'function') {
+      throw new TypeError(
+        `host.claim(tag, handler, { ${option} }) for ${plugin}: ${option} must be a function (task, binding) => void, got ${describeValue(hook)}.`,
+      )
+    }
+  }
   if (followPeer !== undefined && typeof followPeer !== 'function') {
     throw new TypeError(
       `host.claim(tag, handler, { followPeer }) for ${plugin}: followPeer must be a function (binding) => peer | undefined, got ${describeValue(followPeer)}.`,
@@ -169,5 +209,5 @@ function claimOptions<B>(
       `host.claim(tag, handler, { followReason }) for ${plugin}: followReason must be a non-empty cancel reason such as 'dedupe', got ${describeValue(followReason)}.`,
     )
   }
-  return { followPeer, followReason }
+  return { followPeer, followReason, onSettled, onExited }
 }

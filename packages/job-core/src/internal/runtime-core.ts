@@ -183,7 +183,7 @@ export class RuntimeCore implements RuntimeCoreShape {
   }
 
   isIdle(): boolean {
-    return this.live.size === 0 && this.bodies.running === 0
+    return this.live.size === 0 && this.bodies.holdNoSlot
   }
 
   checkIdle(): void {
