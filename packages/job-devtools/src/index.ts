@@ -10,3 +10,9 @@ export type {
   RecordMode,
   Retention,
 } from './options.js'
+export {
+  installPerformanceTracks,
+  type PerformanceTracksOptions,
+  type PerformanceTrackTask,
+  performanceTracksSupported,
+} from './performance-tracks.js'

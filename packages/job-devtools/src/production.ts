@@ -62,3 +62,9 @@ export function defineDevtoolsElement(): undefined {
  * ```
  */
 export const DEVTOOLS_TAG_NAME = 'vega-job-devtools'
+export {
+  installPerformanceTracks,
+  type PerformanceTracksOptions,
+  type PerformanceTrackTask,
+  performanceTracksSupported,
+} from './production-performance-tracks.js'
