@@ -45,6 +45,7 @@ export type {
   RuntimeEventDraft,
   RuntimeEventMap,
   RuntimeListener,
+  TaskTransitionEvent,
 } from './types/events.js'
 export type {
   RuntimeCounts,
@@ -96,6 +97,7 @@ export type {
 } from './types/task.js'
 
 export { VERSION } from './version.js'
+export { watch } from './watch.js'
 export { whenIdle } from './when-idle.js'
 export { whenQueueBelow } from './when-queue-below.js'
 export { withShaper } from './with-shaper.js'

@@ -50,7 +50,11 @@ export class RuntimeEventBus implements EventBus {
       try {
         listener(event)
       } catch (error) {
-        this.reportListenerError(error, event, listener)
+        this.reportListenerError(
+          error,
+          event,
+          this.listeners.some((other) => other !== listener),
+        )
       }
     }
   }
@@ -70,7 +74,12 @@ export class RuntimeEventBus implements EventBus {
     }
   }
 
-  private reportListenerError(error: unknown, event: RuntimeEvent, failing: RuntimeListener): void {
+  /**
+   * Reports that a listener (of the bus, or a task's watcher) threw on
+   * `event`: as `runtime:listener-error` when `othersListen` (some other
+   * bus listener hears it), else to the console.
+   */
+  reportListenerError(error: unknown, event: RuntimeEvent, othersListen: boolean): void {
     // A listener that fails on its own error report would loop forever; the
     // console is the last resort.
     if (event.type === 'runtime:listener-error') {
@@ -80,8 +89,7 @@ export class RuntimeEventBus implements EventBus {
       )
       return
     }
-    const others = this.listeners.filter((l) => l !== failing)
-    if (others.length === 0) {
+    if (!othersListen) {
       console.error(`[@vega/job-core] a listener threw on ${event.type} (seq ${event.seq})`, error)
       return
     }

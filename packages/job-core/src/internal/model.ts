@@ -24,6 +24,7 @@ import type { EventBusView, RuntimeEventBus } from './event-bus.js'
 import type { LiveTasks } from './live-tasks.js'
 import type { Deferred } from './promises.js'
 import type { KernelGate } from './start-gate.js'
+import type { TaskWatchers } from './task-watchers.js'
 import type { TransitionExtra } from './transition-event.js'
 
 /** Where a task stands in the pipeline: the index of the stage it runs next (see `stages/stage.ts`). */
@@ -115,6 +116,8 @@ export interface TaskExtras {
   staleBodies: number
   /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
   retryAfterStale: (() => void) | undefined
+  /** What `watch(task, listener)` registered, until the terminal transition is told. */
+  watchers: TaskWatchers | undefined
 }
 
 /** The limits of `RunOptions.timeout`, in ms; `undefined` where none applies. */
@@ -264,6 +267,8 @@ export interface RuntimeCore {
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }>
   /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
   runningBodies: number
+  /** Bodies that left and whose slot the backend has not been given back yet: not idle until it has. */
+  slotsToRelease: number
   nextTaskId: number
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void>

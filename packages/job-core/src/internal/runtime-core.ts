@@ -71,6 +71,8 @@ export class RuntimeCore implements RuntimeCoreShape {
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }> = []
   /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
   runningBodies = 0
+  /** Bodies that left and whose slot the backend has not been given back yet: not idle until it has. */
+  slotsToRelease = 0
   nextTaskId = 1
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void> = []
@@ -171,7 +173,7 @@ export class RuntimeCore implements RuntimeCoreShape {
   }
 
   isIdle(): boolean {
-    return this.live.size === 0 && this.runningBodies === 0
+    return this.live.size === 0 && this.runningBodies === 0 && this.slotsToRelease === 0
   }
 
   checkIdle(): void {

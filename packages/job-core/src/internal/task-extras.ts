@@ -17,6 +17,7 @@ export function extrasOf(task: TaskRecord): TaskExtras {
     stageUndo: undefined,
     staleBodies: 0,
     retryAfterStale: undefined,
+    watchers: undefined,
   }
   task.extras = extras
   return extras

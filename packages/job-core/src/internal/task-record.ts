@@ -16,7 +16,8 @@ import type {
   TaskRecord as TaskRecordShape,
 } from './model.js'
 import { SHAPE } from './stages/stage.js'
-import { deliverTransition, type TransitionExtra } from './transition-event.js'
+import { tellWatched } from './task-watchers.js'
+import { type TransitionExtra, transitionEvent } from './transition-event.js'
 
 /**
  * A task's data and its state machine, nothing else: the pipeline's stages
@@ -126,7 +127,12 @@ export class TaskRecord implements TaskRecordShape {
     return this.extras?.parent?.id
   }
 
-  /** Changes the state, refusing illegal transitions, and reports it on the bus. */
+  /**
+   * Changes the state, refusing illegal transitions, and tells it to the
+   * bus and the task's watchers. Whoever keeps counts of the move (the
+   * counters here, the live list and body counts in the stages) has
+   * already moved them: a listener reads the runtime after the event.
+   */
   moveTo(to: TaskState, extra?: TransitionExtra): void {
     const from = this.state
     if (!isLegalTransition(from, to)) {
@@ -136,7 +142,8 @@ export class TaskRecord implements TaskRecordShape {
     const core = this.core
     countMove(core, from, to)
     const bus = core.bus
-    if (!bus.active) {
+    const watchers = this.extras?.watchers
+    if (!bus.active && watchers === undefined) {
       // Only a live task's time is ever read (inspect lists live tasks): an
       // ending nobody listens to skips the clock. Entering the queue defers
       // its reading to the queue stage, after the backend had its say: a
@@ -147,7 +154,9 @@ export class TaskRecord implements TaskRecordShape {
     }
     const at = core.clock.now()
     this.sinceOffset = sinceOffsetAt(core, at)
-    deliverTransition(bus, at, this.id, this.attempt, from, to, extra)
+    const event = transitionEvent(bus, at, this.id, this.attempt, from, to, extra)
+    if (watchers === undefined) bus.deliver(event)
+    else tellWatched(this, watchers, event)
   }
 }
 

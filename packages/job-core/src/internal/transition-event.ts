@@ -16,8 +16,8 @@ export type KernelEvent<T extends keyof RuntimeEventMap> = {
   -readonly [K in keyof RuntimeEventMap[T]]: RuntimeEventMap[T][K]
 } & { type: T; seq: number; at: number }
 
-/** Builds a `task:transition` event at `at` and delivers it (someone listens). */
-export function deliverTransition(
+/** Builds the `task:transition` event of a move at `at`, with the bus's next `seq` (someone listens). */
+export function transitionEvent(
   bus: RuntimeEventBus,
   at: number,
   taskId: number,
@@ -25,7 +25,7 @@ export function deliverTransition(
   from: TaskState,
   to: TaskState,
   extra: TransitionExtra | undefined,
-): void {
+): KernelEvent<'task:transition'> {
   const event: KernelEvent<'task:transition'> = {
     type: 'task:transition',
     seq: bus.nextSeq(),
@@ -40,5 +40,5 @@ export function deliverTransition(
     if (extra.cancelledBy !== undefined) event.cancelledBy = extra.cancelledBy
     if ('error' in extra) event.error = extra.error
   }
-  bus.deliver(event)
+  return event
 }

@@ -71,6 +71,17 @@ export type RuntimeEvent = {
 }[keyof RuntimeEventMap]
 
 /**
+ * A `task:transition` event, as listeners and `watch` get it.
+ *
+ * @example
+ * ```ts
+ * const onMove = (e: TaskTransitionEvent) => console.log(`#${e.taskId} ${e.from} → ${e.to}`)
+ * watch(run(rt, work), onMove)
+ * ```
+ */
+export type TaskTransitionEvent = Extract<RuntimeEvent, { readonly type: 'task:transition' }>
+
+/**
  * An event before the bus stamps it. Known types are checked against
  * {@link RuntimeEventMap} (which plugins extend with their own); any other
  * `type` is accepted as a custom diagnostic. The kernel's own types

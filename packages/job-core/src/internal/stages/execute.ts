@@ -29,8 +29,9 @@ import type { StageResult } from './stage.js'
 export function execute(task: TaskRecord): StageResult {
   const job = task.job!
   task.attempt++
-  task.moveTo('running')
+  // Counted before the transition is told: a listener sees its body running.
   task.core.runningBodies++
+  task.moveTo('running')
   const carrier = takeCarrier(job)
   if (carrier === undefined) enterBody(job)
   else if (typeof carrier === 'function') carrier(job)
@@ -92,21 +93,26 @@ function armAttemptTimeout(task: TaskRecord, job: AttemptJob, limit: number): vo
 function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
   const phase = phaseOf(job)
   if (phase === 'exited') return
-  const abandoned = phase === 'abandoned'
   setPhase(job, 'exited')
   clearTimer(job)
   const task = recordOfJob(job)
+  if (phase === 'abandoned') {
+    // Uncounted and its slot released when it was abandoned.
+    abandonedBodyExited(task, value, threw)
+    return
+  }
   const core = task.core
-  // Exiting: a body whose task had already ended (counts().exiting).
-  const exiting = task.outcome !== undefined
+  // The body left: it stops counting before whatever its leaving causes is
+  // told (the ending, the retry, task:exited), and the runtime is not idle
+  // until its slot is back. Exiting: a body whose task had already ended
+  // (counts().exiting).
+  core.runningBodies--
+  core.slotsToRelease++
+  if (task.outcome !== undefined) core.exitingBodies--
   if (task.job === job) {
     task.job = undefined
     if (threw) attemptFailed(task, job, value)
     else finish(task, { status: 'success', value })
-  } else if (abandoned) {
-    // Its slot was released when it was abandoned.
-    abandonedBodyExited(task, value, threw)
-    return
   } else {
     staleBodyLeft(task)
     if (hasEntered(job) && core.bus.active) {
@@ -117,10 +123,9 @@ function bodyExited(job: AttemptJob, value: unknown, threw: boolean): void {
       )
     }
   }
-  core.runningBodies--
-  if (exiting) core.exitingBodies--
   bodyLeft(task)
   core.backend.release(queuedOf(job))
+  core.slotsToRelease--
   core.checkIdle()
 }
 

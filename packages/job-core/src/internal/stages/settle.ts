@@ -7,22 +7,24 @@ import type { TransitionExtra } from '../transition-event.js'
 import { watchUnobserved } from '../unobserved-errors.js'
 
 /**
- * Every ending of a task, from whichever stage: the terminal transition,
- * then everything the task held is let go — its parked stage, its timers,
- * its place among the live tasks and its parent's children — the caller's
- * promise settles, and the settle callbacks run (children are cancelled by
- * the first of them). Runs once per task: callers check `outcome` first.
+ * Every ending of a task, from whichever stage. The task leaves its parked
+ * stage and the live list, and its bodies still inside count as exiting,
+ * before the terminal transition is told: a listener of that last event
+ * reads true counts. Then its timers and its parent's children let go, the
+ * caller's promise settles, and the settle callbacks run (children are
+ * cancelled by the first of them). Runs once per task: callers check
+ * `outcome` first.
  */
 export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: TransitionExtra): void {
   leaveStage(task)
   // A context kept for a body that will never start: dropped (a promise
   // door that is never opened holds nothing else).
   task.carrier = undefined
-  task.moveTo(outcome.status, extra)
   task.outcome = outcome
   const core = task.core
   core.live.delete(task)
   core.exitingBodies += task.extras?.staleBodies ?? 0
+  task.moveTo(outcome.status, extra)
   if (outcome.status === 'error') watchUnobserved(task)
   const extras = task.extras
   if (extras !== undefined) {
