@@ -8,8 +8,8 @@ import {
 } from '@vega/job-core'
 import { createJobPlugin } from '@vega/job-vue'
 import { mount, type VueWrapper } from '@vue/test-utils'
-import { type Component, defineComponent, h, KeepAlive, nextTick, ref } from 'vue'
 import { afterEach, expect } from 'vitest'
+import { type Component, defineComponent, h, KeepAlive, nextTick, ref } from 'vue'
 
 /** Every composable test runs twice: plain, and inside a `<KeepAlive>`. */
 export const MODES = [

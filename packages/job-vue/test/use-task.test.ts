@@ -1,9 +1,5 @@
+import { installCoordination, restartCoordinator, withCoordinator } from '@vega/job-coordination'
 import { inspect, isCancelledError, settle, type Task, type TaskContext } from '@vega/job-core'
-import {
-  installCoordination,
-  restartCoordinator,
-  withCoordinator,
-} from '@vega/job-coordination'
 import { type UseTaskReturn, useTask } from '@vega/job-vue'
 import { describe, expect, it } from 'vitest'
 import { defineComponent, effectScope, h, ref } from 'vue'
@@ -280,7 +276,9 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       bind: () => 'not a task function' as never,
     })
     mountIn(mode, runtime, component)
-    expect(() => handle().run()).toThrow(/bind must return a task function .*got 'not a task function'/)
+    expect(() => handle().run()).toThrow(
+      /bind must return a task function .*got 'not a task function'/,
+    )
   })
 })
 

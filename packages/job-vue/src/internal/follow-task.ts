@@ -1,4 +1,10 @@
-import { isTerminalState, type Outcome, settle, type Task, watch as watchTask } from '@vega/job-core'
+import {
+  isTerminalState,
+  type Outcome,
+  settle,
+  type Task,
+  watch as watchTask,
+} from '@vega/job-core'
 import type { TaskStateSnapshot } from '../task-state-snapshot.js'
 
 /**

@@ -37,9 +37,12 @@ export function assertRuntime(runtime: unknown, where: string): asserts runtime 
     if (runtime === null || typeof runtime !== 'object') throw new TypeError('not an object')
     getEventBus(runtime as Runtime)
   } catch (cause) {
-    throw new TypeError(`${where}: runtime must be a runtime from createRuntime(), got ${describe(runtime)}.`, {
-      cause,
-    })
+    throw new TypeError(
+      `${where}: runtime must be a runtime from createRuntime(), got ${describe(runtime)}.`,
+      {
+        cause,
+      },
+    )
   }
 }
 

@@ -2,8 +2,8 @@ import {
   type CancelReason,
   isCancelledError,
   isTerminalState,
-  type Runtime,
   type RunOptions,
+  type Runtime,
   run,
   type Task,
   type TaskFn,
@@ -78,7 +78,11 @@ export class TaskOwner<A extends unknown[], T> {
   readonly #scope = new AbortController()
   #disposed = false
 
-  constructor(runtime: Runtime, fn: TaskBody<A, T>, options: MaybeRefOrGetter<UseTaskOptions<A, T>>) {
+  constructor(
+    runtime: Runtime,
+    fn: TaskBody<A, T>,
+    options: MaybeRefOrGetter<UseTaskOptions<A, T>>,
+  ) {
     this.#runtime = runtime
     this.#fn = fn
     this.#options = options
@@ -117,7 +121,8 @@ export class TaskOwner<A extends unknown[], T> {
     }
     if (onUnmount !== 'keep') {
       const own = this.#scope.signal
-      runOptions.signal = runOptions.signal === undefined ? own : AbortSignal.any([runOptions.signal, own])
+      runOptions.signal =
+        runOptions.signal === undefined ? own : AbortSignal.any([runOptions.signal, own])
     }
     const task = run(this.#runtime, taskFn, runOptions as RunOptions)
     const started: Started<T> = { task, index: ++this.#runCount, unwatch: () => {} }
