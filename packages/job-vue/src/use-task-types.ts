@@ -53,12 +53,18 @@ export interface UseTaskOptions<A extends unknown[], T> extends RunOptions {
 export interface UseTaskReturn<A extends unknown[], T> {
   /**
    * Runs the body with these arguments on the provided runtime and returns
-   * the core task (`await run(x)` works). Reads the options (a ref or getter
-   * is read now) and calls the body when it starts.
+   * nothing, so `@click="run(x)"` is safe: a handler that returns a promise
+   * has its rejections reported by Vue, and a restarted search rejects.
+   * Reads the options (a ref or getter is read now); the body calls `fn`
+   * when it starts. The task is `last.value`.
    */
-  run(...args: A): Task<T>
-  /** `run(...args).promise`: what the caller gets, as a plain promise. */
-  runAsync(...args: A): Promise<T>
+  run(...args: A): void
+  /**
+   * Runs like `run` and returns the core task: `await runAsync(x)` gives its
+   * value or throws (a `CancelledError` when it was cancelled), and
+   * `runAsync(x).cancel()` cancels it.
+   */
+  runAsync(...args: A): Task<T>
   /** Cancels every live task this composable started (reason `'abort'`). */
   cancelAll(): void
   /**

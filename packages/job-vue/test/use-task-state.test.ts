@@ -201,7 +201,7 @@ describe('one runtime, one bus listener, renders only for its own state', () => 
   it('a useTask component renders only when a member it reads changes', async () => {
     const { runtime, clock } = testRuntime()
     const renders = { mine: 0, other: 0 }
-    let mine: { run(): Task<unknown> } | undefined
+    let mine: { run(): void } | undefined
     const Counter = (name: 'mine' | 'other') =>
       defineComponent({
         setup() {

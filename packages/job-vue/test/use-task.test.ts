@@ -1,5 +1,5 @@
 import { installCoordination, restartCoordinator, withCoordinator } from '@vega/job-coordination'
-import { inspect, isCancelledError, settle, type Task, type TaskContext } from '@vega/job-core'
+import { inspect, isCancelledError, settle, type TaskContext } from '@vega/job-core'
 import { type UseTaskReturn, useTask } from '@vega/job-vue'
 import { describe, expect, it } from 'vitest'
 import { defineComponent, effectScope, h, ref } from 'vue'
@@ -36,7 +36,8 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     const { wrapper } = mountIn(mode, runtime, component)
     expect(handle().state.value).toBe('idle')
     expect(handle().runCount.value).toBe(0)
-    const task = handle().run('vega')
+    expect(handle().run('vega')).toBeUndefined()
+    const task = handle().last.value
     await flush()
     expect(handle().state.value).toBe('running')
     expect(handle().isRunning.value).toBe(true)
@@ -50,7 +51,7 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     expect(handle().isRunning.value).toBe(false)
     expect(wrapper.text()).toBe('success hits for vega')
     const again = handle().runAsync('lyra')
-    expect(again).toBeInstanceOf(Promise)
+    expect(again).toBe(handle().last.value)
     await clock.advance(100)
     expect(await again).toBe('hits for lyra')
   })
@@ -62,8 +63,8 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       return answer
     })
     mountIn(mode, runtime, component)
-    handle().run(300, 'older')
-    const newer = handle().run(100, 'newer')
+    handle().runAsync(300, 'older')
+    const newer = handle().runAsync(100, 'newer')
     await clock.advance(100)
     await flush()
     expect(await newer).toBe('newer')
@@ -86,8 +87,8 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       { bind: (fn) => withCoordinator(fn, restartCoordinator, { key: 'search' }) },
     )
     mountIn(mode, runtime, component)
-    const first = handle().run(true)
-    const second = handle().run(true)
+    const first = handle().runAsync(true)
+    const second = handle().runAsync(true)
     expect((await settle(first)).status).toBe('cancelled')
     expect(handle().cancelReason.value).toBeUndefined()
     await clock.advance(50)
@@ -95,8 +96,8 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     expect(handle().state.value).toBe('error')
     expect(String(handle().error.value)).toBe('Error: 502 from the server')
     expect((await settle(second)).status).toBe('error')
-    const third = handle().run(false)
-    handle().run(false)
+    const third = handle().runAsync(false)
+    handle().runAsync(false)
     await flush()
     // `last` is the fourth call; the third was restarted by it.
     expect(third.cancelReason).toBe('abort')
@@ -106,8 +107,8 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     expect(handle().state.value).toBe('cancelled')
     expect(handle().cancelReason.value).toBe('abort')
     expect(handle().error.value).toBeUndefined()
-    const restarted = handle().run(false)
-    const by = handle().run(false)
+    const restarted = handle().runAsync(false)
+    const by = handle().runAsync(false)
     await flush()
     expect(restarted.cancelledBy).toBe(by.id)
     await clock.advance(50)
@@ -129,9 +130,9 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       () => ({ label: label.value }),
     )
     mountIn(mode, runtime, component)
-    const a = handle().run('a')
+    const a = handle().runAsync('a')
     label.value = 'second'
-    const b = handle().run('b')
+    const b = handle().runAsync('b')
     expect([a.label, b.label]).toEqual(['first', 'second'])
     // b waits for the slot; by the time its body starts, lang changed.
     lang.value = 'fr'
@@ -146,8 +147,8 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     const { runtime, clock } = testRuntime([], { concurrency: 1 })
     const { component, handle } = withTask(async (ctx) => ctx.sleep(10))
     mountIn(mode, runtime, component)
-    handle().run()
-    handle().run()
+    handle().runAsync()
+    handle().runAsync()
     await flush()
     expect([handle().isRunning.value, handle().isWaiting.value]).toEqual([true, true])
     await clock.advance(10)
@@ -165,12 +166,12 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       return answer
     })
     mountIn(mode, runtime, component)
-    const first = handle().run('first')
+    const first = handle().runAsync('first')
     await clock.advance(10)
     await first
     await flush()
     expect(handle().value.value).toBe('first')
-    const late = handle().run('late')
+    const late = handle().runAsync('late')
     handle().reset()
     expect(handle().state.value).toBe('idle')
     expect(handle().value.value).toBeUndefined()
@@ -188,7 +189,7 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     const { runtime } = testRuntime()
     const { component, handle } = withTask(async (ctx) => ctx.sleep(1_000))
     mountIn(mode, runtime, component)
-    const tasks = [handle().run(), handle().run()]
+    const tasks = [handle().runAsync(), handle().runAsync()]
     handle().cancelAll()
     for (const task of tasks) expect((await settle(task)).status).toBe('cancelled')
     await flush()
@@ -200,7 +201,7 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
     const { runtime } = testRuntime()
     const { component, handle } = withTask(async (ctx) => ctx.sleep(1_000))
     const { wrapper } = mountIn(mode, runtime, component)
-    const task = handle().run()
+    const task = handle().runAsync()
     const caught = task.then(
       () => undefined,
       (error: unknown) => error,
@@ -223,7 +224,7 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       { onUnmount: 'keep' },
     )
     const { wrapper } = mountIn(mode, runtime, component)
-    const task = handle().run()
+    const task = handle().runAsync()
     wrapper.unmount()
     await clock.advance(10)
     expect(await task).toBe('done')
@@ -239,11 +240,11 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
         handle = useTask(async (ctx) => ctx.sleep(1_000))
       }),
     )
-    const task = handle!.run() as Task<void>
+    const task = handle!.runAsync()
     scope.stop()
     expect((await settle(task)).status).toBe('cancelled')
     // A run after the scope stopped is cancelled at once: nothing owns it any more.
-    expect((await settle(handle!.run() as Task<void>)).status).toBe('cancelled')
+    expect((await settle(handle!.runAsync())).status).toBe('cancelled')
   })
 
   it('fails early on bad input, naming the option and the value', () => {
@@ -276,9 +277,30 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
       bind: () => 'not a task function' as never,
     })
     mountIn(mode, runtime, component)
-    expect(() => handle().run()).toThrow(
+    expect(() => handle().runAsync()).toThrow(
       /bind must return a task function .*got 'not a task function'/,
     )
+  })
+})
+
+describe('useTask in a template handler', () => {
+  it('@click="run()" reports nothing when the call is restarted or dropped', async () => {
+    const { runtime, clock } = testRuntime([installCoordination])
+    const component = defineComponent({
+      setup() {
+        const { run, runCount } = useTask(async (ctx) => ctx.sleep(10), {
+          bind: (fn) => withCoordinator(fn, restartCoordinator, { key: 'click' }),
+        })
+        return () => h('button', { onClick: () => run() }, String(runCount.value))
+      },
+    })
+    const { wrapper } = mountIn(MODES[0], runtime, component)
+    await wrapper.get('button').trigger('click')
+    await wrapper.get('button').trigger('click')
+    await clock.advance(10)
+    await flush()
+    // The first call was restarted (its promise rejected); no warning, no console error.
+    expect(wrapper.text()).toBe('2')
   })
 })
 
@@ -290,7 +312,7 @@ describe('useTask under <KeepAlive>', () => {
       return 'loaded'
     })
     const mounted = mountIn(MODES[1], runtime, component)
-    const task = handle().run()
+    const task = handle().runAsync()
     await mounted.show(false)
     await clock.advance(100)
     expect(await task).toBe('loaded')
@@ -305,7 +327,7 @@ describe('useTask under <KeepAlive>', () => {
     const { runtime } = testRuntime()
     const { component, handle } = withTask(async (ctx) => ctx.sleep(1_000))
     const mounted = mountIn(MODES[1], runtime, component)
-    const task = handle().run()
+    const task = handle().runAsync()
     await mounted.show(false)
     expect(task.state).toBe('running')
     mounted.wrapper.unmount()

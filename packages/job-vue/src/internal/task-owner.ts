@@ -88,8 +88,10 @@ export class TaskOwner<A extends unknown[], T> {
     this.#options = options
     const member = <K extends keyof OwnerState<T>>(key: K) => computed(() => this.#state.value[key])
     this.handle = Object.freeze({
-      run: (...args: A): Task<T> => this.run(args),
-      runAsync: (...args: A): Promise<T> => this.run(args).promise,
+      run: (...args: A): void => {
+        this.run(args)
+      },
+      runAsync: (...args: A): Task<T> => this.run(args),
       cancelAll: (): void => this.cancelAll(),
       reset: (): void => this.reset(),
       last: member('last'),
@@ -132,6 +134,7 @@ export class TaskOwner<A extends unknown[], T> {
       this.#live.add(started)
       started.unwatch = watchTask(task, () => this.#refresh())
     }
+    // Reading what the caller gets marks the task observed: its error shows in `error`.
     task.then(
       (value) => this.#settled(started, { status: 'fulfilled', value }),
       (error: unknown) => this.#settled(started, { status: 'rejected', error }),
