@@ -2,8 +2,12 @@
 // order. A burst of N calls over 100 keys. Lower bound: a promise chain per
 // key; peers: p-limit(1) per key, RxJS concatMap per key.
 
-import { createSerializeCoordinator } from '@vega/job-coordination'
-import { createTaskTag } from '@vega/job-core'
+import {
+  createSerializeCoordinator,
+  installCoordination,
+  withCoordinator,
+} from '@vega/job-coordination'
+import { createRuntime, createTaskTag, run } from '@vega/job-core'
 import pLimit from 'p-limit'
 import { concatMap } from 'rxjs'
 import { check } from './harness.mjs'
@@ -20,6 +24,7 @@ import {
 } from './strategies.mjs'
 
 const VEGA = '@vega serialize'
+const VEGA_ONCE = '@vega serialize, bound once per key'
 const BARE = 'kernel floor: the same decision as a bare plugin on the dispatch seam'
 
 const bareTag = createTaskTag('bareSerialize', { key: (binding) => binding.hash })
@@ -27,9 +32,10 @@ const bareTag = createTaskTag('bareSerialize', { key: (binding) => binding.hash 
 /**
  * Serialize as a bare plugin on job-core's dispatch seam: a running count
  * and a queue of parked requests per key, each caller answered with its
- * task's own promise, the next released when a body exits. None of
- * job-coordination's code (no peer index, no lane object, no checks); every
- * call is still a task.
+ * task's own promise, the next released when a body exits (the claim's
+ * `onExited` hook, told of every call the handler decided: nothing is
+ * registered per call). None of job-coordination's code (no peer index, no
+ * lane object, no checks); every call is still a task.
  */
 async function bareSerialize(n) {
   const counters = new Counters(KEYS)
@@ -37,35 +43,67 @@ async function bareSerialize(n) {
   const plugin = {
     name: 'bareSerialize',
     install(host) {
-      const start = (lane, hash, request) => {
-        lane.running++
-        host.onExited(request.task, () => {
-          lane.running--
-          if (lane.head < lane.waiting.length) {
-            const next = lane.waiting[lane.head]
-            lane.waiting[lane.head++] = undefined
-            start(lane, hash, next)
-          } else if (lane.running === 0) lanes.delete(hash)
-        })
-        return request.proceed()
-      }
-      host.claim(bareTag, (request) => {
-        const { hash } = request.binding
-        let lane = lanes.get(hash)
-        if (lane === undefined) {
-          lane = { running: 0, waiting: [], head: 0 }
-          lanes.set(hash, lane)
-        }
-        if (lane.running === 0 && lane.head === lane.waiting.length) {
-          return start(lane, hash, request)
-        }
-        request.park()
-        lane.waiting.push(request)
-        return request.result
-      })
+      host.claim(
+        bareTag,
+        (request) => {
+          const { hash } = request.binding
+          let lane = lanes.get(hash)
+          if (lane === undefined) {
+            lane = { running: 0, waiting: [], head: 0 }
+            lanes.set(hash, lane)
+          }
+          if (lane.running === 0 && lane.head === lane.waiting.length) {
+            lane.running++
+            return request.proceed()
+          }
+          request.park()
+          lane.waiting.push(request)
+          return request.result
+        },
+        {
+          onExited(_task, { hash }) {
+            const lane = lanes.get(hash)
+            lane.running--
+            if (lane.head < lane.waiting.length) {
+              const next = lane.waiting[lane.head]
+              lane.waiting[lane.head++] = undefined
+              lane.running++
+              next.proceed()
+            } else if (lane.running === 0) lanes.delete(hash)
+          },
+        },
+      )
     },
   }
   return { counters, outcomes: await pluginBurst(plugin, bareTag, n, counters), left: lanes.size }
+}
+
+/**
+ * Serialize bound once per key, as an application binds a function it
+ * calls again and again: each key's function runs its key's calls in order,
+ * so its j-th body is call `k + j·KEYS` (a call started out of order gets
+ * another call's value, which the verification sees).
+ */
+async function boundOnceBurst(n) {
+  const counters = new Counters(KEYS)
+  const runtime = createRuntime({ plugins: [installCoordination] })
+  const serialize = createSerializeCoordinator()
+  const bound = new Array(KEYS)
+  for (let k = 0; k < KEYS; k++) {
+    let next = k
+    bound[k] = withCoordinator(
+      () => {
+        const i = next
+        next += KEYS
+        return counters.body(i)
+      },
+      serialize,
+      { key: ['k', k] },
+    )
+  }
+  const promises = new Array(n)
+  for (let i = 0; i < n; i++) promises[i] = run(runtime, bound[i % KEYS]).promise
+  return { counters, outcomes: await settleAll(promises), runtime }
 }
 
 export default {
@@ -129,6 +167,7 @@ export default {
       name: VEGA,
       run: (n) => vegaBurst(createSerializeCoordinator(), n),
     },
+    { name: VEGA_ONCE, run: boundOnceBurst },
     taskPerCallFloor,
     { name: BARE, info: true, run: bareSerialize },
   ],
@@ -153,6 +192,12 @@ export default {
     {
       label: 'serialize faster than p-limit(1) per key',
       subject: VEGA,
+      kind: 'faster',
+      than: 'p-limit(1) per key',
+    },
+    {
+      label: 'serialize bound once per key faster than p-limit(1) per key',
+      subject: VEGA_ONCE,
       kind: 'faster',
       than: 'p-limit(1) per key',
     },

@@ -19,6 +19,7 @@ const FILES = {
   events: './06-events.mjs',
   'async-context': './09-async-context.mjs',
   priorities: './07-priorities.mjs',
+  serialize: './11-serialize.mjs',
 }
 
 async function child([id, prefix, nArg]) {

@@ -26,6 +26,10 @@ export const installCoordination: Plugin = Object.freeze({
       // builds its task (when nobody listens: no events to tell the difference).
       followPeer: (binding) => fastPathOf(binding.coordinator)?.follow?.(scope, binding),
       followReason: 'dedupe',
+      // Told of every call the handler decided: the index and the lanes
+      // register nothing per call.
+      onSettled: (task, binding) => scope.settled(task, binding),
+      onExited: (task, binding) => scope.exited(task, binding),
     })
   },
 } satisfies Plugin)

@@ -160,6 +160,8 @@ describe('serialize', () => {
     const later = call(4)
     expect(later.cancelReason).toBe('shutdown')
     await expect(later.promise).rejects.toSatisfy(isCancelledError)
+    // A refused call never held the key's slot: the call in flight still does.
+    expect(inspectCoordination(runtime)).toMatchObject({ strategyKeys: 1, waiters: 0 })
     // The call in flight is not touched.
     await clock.advance(D)
     expect(await running).toBe(1)

@@ -20,7 +20,7 @@ export function counts(runtime: Runtime): RuntimeCounts {
     live,
     parked: live - core.queuedTasks - core.runningTasks,
     queued: core.queuedTasks,
-    running: core.runningBodies,
-    exiting: core.exitingBodies,
+    running: core.bodies.running,
+    exiting: core.bodies.exiting,
   }
 }

@@ -1,5 +1,5 @@
 import { IllegalStateError } from './errors.js'
-import { requireCapability } from './internal/backend-capability.js'
+import { requireCapability } from './internal/backend-seam.js'
 import { toCore } from './internal/runtime-handle.js'
 import { validateConcurrency } from './internal/validate.js'
 import type { Runtime } from './types/task.js'

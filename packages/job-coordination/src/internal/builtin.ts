@@ -23,6 +23,8 @@ export function builtinCoordinator<C extends Coordinator = Coordinator>(
       const { scope, request } = takeOver(ctx, name)
       // Ended while the delegating coordinator was still deciding: nothing to decide, only its ending to pass on.
       if (request.decided) return endingOf(request.task)
+      // Its exit is this built-in's, not the bound coordinator's.
+      if (fastPath.exited !== undefined) scope.delegate(request.task, fastPath)
       return fastPath.decide(scope, request)
     },
     fastPath,

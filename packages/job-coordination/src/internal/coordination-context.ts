@@ -56,7 +56,8 @@ class Coordination implements CoordinationContext {
   /** Set when the coordinator returned a pending answer without deciding yet. */
   #caller: Deferred<unknown> | undefined = undefined
   #view: Intent | undefined = undefined
-  #tracked = false
+  /** `intent.parkCoordinator()` was called. */
+  #parked = false
 
   constructor(
     scope: CoordinationScope,
@@ -106,8 +107,6 @@ class Coordination implements CoordinationContext {
 
   proceed(): Promise<unknown> {
     this.#decide('proceed', 'proceed()')
-    // Before the body can start (synchronously), so a call it makes sees this one as a peer.
-    this.#track()
     return this.#request.proceed()
   }
 
@@ -162,19 +161,9 @@ class Coordination implements CoordinationContext {
     })
   }
 
-  /**
-   * Puts the intent in the peer index. Only intents that stay live are
-   * indexed: one merged or skipped at once (most calls of a dedupe burst) never
-   * costs an index entry.
-   */
-  #track(): void {
-    if (this.#tracked) return
-    this.#tracked = true
-    // Only an undecided intent (parked, or with a pending answer) must learn
-    // how it ended; a proceeded one is indexed without a callback of its own.
-    if (this.#decision === undefined) {
-      this.#scope.track(this.#request.binding, this.#request.task, () => this.#intentSettled())
-    } else this.#scope.track(this.#request.binding, this.#request.task)
+  /** Should the intent end while still undecided, its caller must learn it (see {@link #intentSettled}). */
+  #watchUndecidedEnding(): void {
+    this.#scope.whenEndsUndecided(this.#request.task, () => this.#intentSettled())
   }
 
   #skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
@@ -207,7 +196,8 @@ class Coordination implements CoordinationContext {
         task.id,
       )
     }
-    this.#track()
+    this.#parked = true
+    this.#watchUndecidedEnding()
     this.#request.park()
   }
 
@@ -264,7 +254,7 @@ class Coordination implements CoordinationContext {
   static {
     takeOverContext = (ctx, who) => {
       if (!(#scope in ctx)) return undefined
-      if (ctx.#tracked && ctx.#decision === undefined) {
+      if (ctx.#parked && ctx.#decision === undefined) {
         // Parked by the delegating coordinator: the built-in parks (and indexes) a call itself.
         const task = ctx.#request.task
         throw new CoordinationProtocolError(
@@ -292,8 +282,8 @@ class Coordination implements CoordinationContext {
         return answer
       }
       if (!coordination.#undecided) return answer
-      // Still live and undecided: it is a peer of later calls, and its ending must reach the caller.
-      coordination.#track()
+      // Still live and undecided: its ending must reach the caller.
+      if (!coordination.#parked) coordination.#watchUndecidedEnding()
       // Undecided with a pending answer (a parked waiter): the caller follows the
       // answer, unless the intent ends first, and the guard watches the answer.
       const caller = deferred<unknown>()
@@ -321,6 +311,9 @@ export function dispatchToCoordinator(
   scope: CoordinationScope,
   request: DispatchRequest<CoordinationBinding>,
 ): unknown {
+  // Every call a coordinator is asked about is a peer of the later ones,
+  // from now until it settles (the claim's settle hook takes it out).
+  scope.track(request.binding, request.task)
   const fastPath = fastPathOf(request.binding.coordinator)
   if (fastPath !== undefined) return fastPath.decide(scope, request)
   return runCoordinator(scope, request)

@@ -20,6 +20,14 @@ export interface FastPath {
   readonly follow:
     | ((scope: CoordinationScope, binding: CoordinationBinding) => Task<unknown> | undefined)
     | undefined
+  /**
+   * Told when a task `decide` decided has ended and its body has left (the
+   * claim's `onExited`), for a built-in that holds a slot per call; else
+   * `undefined`.
+   */
+  readonly exited:
+    | ((scope: CoordinationScope, task: Task<unknown>, binding: CoordinationBinding) => void)
+    | undefined
 }
 
 /**

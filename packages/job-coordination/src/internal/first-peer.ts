@@ -30,12 +30,11 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
     request: DispatchRequest<CoordinationBinding>,
   ): unknown => {
     const binding = request.binding
-    const peer = scope.firstOf(binding.hash)
-    if (peer === undefined) {
-      // Set before the task is indexed: should it end at once, the scope clears it.
+    // The call itself is indexed (last): it is the first only when no other call of its key lives.
+    const peer = scope.firstOf(binding.hash)!
+    if (peer === request.task) {
+      // Should it end, the scope's settle hook clears it.
       binding.leading = request.task
-      // Indexed before it proceeds, as ctx.proceed() does, so a call its body makes sees it.
-      scope.track(binding, request.task)
       return request.proceed()
     }
     const bus = scope.host.events
@@ -60,5 +59,6 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
       whenBusy === 'reuse'
         ? (scope, binding) => binding.leading ?? scope.firstOf(binding.hash)
         : undefined,
+    exited: undefined,
   })
 }

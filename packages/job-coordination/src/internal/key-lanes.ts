@@ -43,14 +43,15 @@ class LaneWaiters {
 /**
  * One key's lane: how many admitted calls still have a body inside (or have
  * not ended yet), and who waits. A slot is given back when the call's task
- * has ended **and** its body has exited (`host.onExited`), never at settle:
+ * has ended **and** its body has exited (the claim's exit hook), never at settle:
  * a cancelled or timed-out body that ignores its signal keeps its slot, so
  * two bodies of one key never overlap beyond the lane's concurrency.
  *
  * A parked call is its own waiter: the lane keeps the kernel's request in
  * `parked` (by task id) and, under `queue`, in call order in `order`; its
  * caller holds the task's own promise (`request.result`), so releasing it is
- * `proceed()` and nothing else. One exit callback per lane serves every call: a task that
+ * `proceed()` and nothing else. The claim's exit hook reaches the lane
+ * through the call's key (nothing is registered per call): a task that
  * ends while still in `parked` or `abandoned` leaves the lane; any other
  * was admitted, and its exit frees a slot.
  */
@@ -59,33 +60,33 @@ class KeyLane implements KeyState {
   inside = 0
   private waiters: LaneWaiters | undefined = undefined
   private pumping = false
-  private readonly exited: (task: Task<unknown>) => void
 
   constructor(
     private readonly lanes: KeyLanes,
     private readonly scope: CoordinationScope,
     private readonly hash: string,
-  ) {
-    this.exited = (task) => {
-      const waiters = this.waiters
-      const id = task.id
-      if (waiters === undefined) {
-        this.inside--
-        this.pump()
-      } else if (waiters.parked.delete(id)) {
-        // Cancelled (or timed out) while parked: it leaves now rather than when reached.
-        const turn = waiters.latest
-        if (turn !== undefined && turn.call.task === task) {
-          waiters.latest = undefined
-          turn.answer.resolve(turn.call.result)
-        }
-        this.forgetIfIdle()
-      } else if (waiters.abandoned.delete(id)) {
-        this.forgetIfIdle()
-      } else {
-        this.inside--
-        this.pump()
+  ) {}
+
+  /** A call of this lane ended and its body left: it frees its slot, or its place in the queue. */
+  exited(task: Task<unknown>): void {
+    const waiters = this.waiters
+    const id = task.id
+    if (waiters === undefined) {
+      this.inside--
+      this.pump()
+    } else if (waiters.parked.delete(id)) {
+      // Cancelled (or timed out) while parked: it leaves now rather than when reached.
+      const turn = waiters.latest
+      if (turn !== undefined && turn.call.task === task) {
+        waiters.latest = undefined
+        turn.answer.resolve(turn.call.result)
       }
+      this.forgetIfIdle()
+    } else if (waiters.abandoned.delete(id)) {
+      this.forgetIfIdle()
+    } else {
+      this.inside--
+      this.pump()
     }
   }
 
@@ -104,18 +105,12 @@ class KeyLane implements KeyState {
 
   admit(call: Call): Promise<unknown> {
     this.inside++
-    const task = call.task
-    this.scope.host.onExited(task, this.exited)
-    // Indexed before it proceeds, so a call its body makes sees it as a peer.
-    this.scope.track(call.binding, task)
     return call.proceed()
   }
 
   park(call: Call): Promise<unknown> {
     const task = call.task
-    this.scope.track(call.binding, task)
     call.park()
-    this.scope.host.onExited(task, this.exited)
     const waiters = (this.waiters ??= new LaneWaiters())
     const position = waiters.parked.size
     waiters.parked.set(task.id, call)
@@ -234,6 +229,8 @@ class KeyLane implements KeyState {
 export class KeyLanes {
   readonly store: KeyedStore<KeyLane> = new KeyedStore()
   private readonly hooked = new WeakSet<CoordinationScope>()
+  /** The call {@link refuse} is skipping: its exit, told during the skip, belongs to no lane. */
+  private refusing: Task<unknown> | undefined = undefined
 
   constructor(
     readonly concurrency: number,
@@ -250,6 +247,26 @@ export class KeyLanes {
       this.store.set(scope, hash, lane)
     }
     return lane.hasRoom ? lane.admit(call) : lane.park(call)
+  }
+
+  /**
+   * Skips a call with `reason` without letting it into a lane (the
+   * coordinator was disposed). A skipped call has no body, so its exit is
+   * told during the skip, and is then no lane's to count.
+   */
+  refuse(call: Call, reason: string): Promise<never> {
+    this.refusing = call.task
+    try {
+      return call.skip(reason)
+    } finally {
+      this.refusing = undefined
+    }
+  }
+
+  /** The call `task` of key `hash` ended and its body left (the claim's exit hook, routed here). */
+  exited(scope: CoordinationScope, task: Task<unknown>, hash: string): void {
+    if (task === this.refusing) return
+    this.store.get(scope, hash)?.exited(task)
   }
 
   /**

@@ -25,8 +25,9 @@ export function createLaneCoordinator(
     name,
     {
       decide: (scope, request) =>
-        disposed ? request.skip('shutdown') : lanes.decide(scope, request),
+        disposed ? lanes.refuse(request, 'shutdown') : lanes.decide(scope, request),
       follow: undefined,
+      exited: (scope, task, binding) => lanes.exited(scope, task, binding.hash),
     },
     {
       dispose: {

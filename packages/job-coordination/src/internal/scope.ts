@@ -1,5 +1,6 @@
 import { isTerminalState, type PluginHost, type Runtime, type Task } from '@vega/job-core'
 import type { CoordinationBinding } from './coordination-tag.js'
+import { type FastPath, fastPathOf } from './fast-path.js'
 
 /** Per-key state a strategy keeps (a serialize queue, a keepLatest slot). */
 export interface KeyState {
@@ -10,47 +11,79 @@ export interface KeyState {
 /**
  * Everything coordination keeps for one runtime: the peer index and the
  * per-key state of stateful strategies. Both only hold keys that have a live
- * task, so memory follows live keys, never keys seen.
+ * task, so memory follows live keys, never keys seen. The claim's hooks
+ * (`settled`, `exited`) are told of every call the handler decided: nothing
+ * is registered per call.
  */
 export class CoordinationScope {
   readonly host: PluginHost
-  /**
-   * hash → its live coordinated tasks (in the order they reached a
-   * coordinator). The entry's own settle callback serves every task of the
-   * key, so a tracked task costs no map entry or closure of its own.
-   */
+  /** hash → its live coordinated tasks, in the order they reached a coordinator. */
   private readonly keys = new Map<string, KeyPeers>()
   /** Tracked tasks that have not settled yet (inspection). */
   private tracked = 0
   /** store owner (one per stateful coordinator) → hash → state. */
   readonly stores: Map<object, Map<string, KeyState>> = new Map()
+  /**
+   * Intents a coordinator of the protocol left undecided (parked, or with a
+   * pending answer), and what to do should they end so. Few calls are here:
+   * the built-ins decide at once.
+   */
+  private readonly undecided = new Map<Task<unknown>, () => void>()
+  /** Intents a built-in decided for a coordinator that delegated to it: their exit is the built-in's. */
+  private readonly delegated = new Map<Task<unknown>, FastPath>()
 
   constructor(host: PluginHost) {
     this.host = host
   }
 
   /**
-   * Adds `task` under its binding's hash; it leaves the moment it settles, and then
-   * `onSettled` (if any) runs. Each task is tracked once (its caller checks).
+   * Indexes `task` under its binding's hash: every call the handler is asked
+   * to decide, from then until it settles (see {@link settled}).
    */
-  track(
-    binding: CoordinationBinding,
-    task: Task<unknown>,
-    onSettled?: (task: Task<unknown>) => void,
-  ): void {
+  track(binding: CoordinationBinding, task: Task<unknown>): void {
     const hash = binding.hash
-    let peers = this.keys.get(hash)
-    if (peers === undefined) {
-      peers = new KeyPeers(this, hash, task)
-      this.keys.set(hash, peers)
-    } else peers.add(task)
-    // A call that leads its key through a binding dedupe remembers (`leading`)
-    // hands that binding to the key, which clears it when the task settles.
-    if (binding.leading === task) peers.leadBinding = binding
+    const peers = this.keys.get(hash)
+    if (peers === undefined) this.keys.set(hash, new KeyPeers(hash, task))
+    else peers.add(task)
     this.tracked++
-    // Core runs settle callbacks in the order they were added: the index is left first.
-    this.host.onSettled(task, peers.settled)
-    if (onSettled !== undefined) this.host.onSettled(task, onSettled)
+  }
+
+  /** Calls `ended` if `task` ends while undecided (at once if it already has). */
+  whenEndsUndecided(task: Task<unknown>, ended: () => void): void {
+    if (isTerminalState(task.state)) ended()
+    else this.undecided.set(task, ended)
+  }
+
+  /** A built-in decided `task` for the coordinator bound to it: its exit goes to `fastPath`. */
+  delegate(task: Task<unknown>, fastPath: FastPath): void {
+    this.delegated.set(task, fastPath)
+  }
+
+  /** The claim's `onSettled`: `task`, which the handler decided, ended. */
+  settled(task: Task<unknown>, binding: CoordinationBinding): void {
+    this.tracked--
+    const hash = binding.hash
+    const peers = this.keys.get(hash)!
+    if (peers.remove(task)) this.keys.delete(hash)
+    if (binding.leading === task) binding.leading = undefined
+    if (this.undecided.size === 0) return
+    const ended = this.undecided.get(task)
+    if (ended === undefined) return
+    this.undecided.delete(task)
+    ended()
+  }
+
+  /** The claim's `onExited`: `task` ended and its body has left; the strategy that decided it is told. */
+  exited(task: Task<unknown>, binding: CoordinationBinding): void {
+    let fastPath = fastPathOf(binding.coordinator)
+    if (this.delegated.size !== 0) {
+      const delegate = this.delegated.get(task)
+      if (delegate !== undefined) {
+        this.delegated.delete(task)
+        fastPath = delegate
+      }
+    }
+    fastPath?.exited?.(this, task, binding)
   }
 
   /** The earliest live task with `hash`, without building the peers array. */
@@ -68,13 +101,6 @@ export class CoordinationScope {
   sizes(): { keys: number; tasks: number } {
     return { keys: this.keys.size, tasks: this.tracked }
   }
-
-  /** A tracked task of `peers` settled (its key's settle callback). */
-  left(peers: KeyPeers, task: Task<unknown>): void {
-    this.tracked--
-    // An entry already replaced (its key emptied and came back) is not the one to delete.
-    if (peers.remove(task) && this.keys.get(peers.hash) === peers) this.keys.delete(peers.hash)
-  }
 }
 
 /**
@@ -87,19 +113,14 @@ export class CoordinationScope {
 class KeyPeers {
   readonly hash: string
   first: Task<unknown> | undefined
-  /** The binding whose `leading` names `first`, cleared with it. */
-  leadBinding: CoordinationBinding | undefined = undefined
   private later: (Task<unknown> | undefined)[] | undefined = undefined
   private head = 0
   /** Tasks in `later` that have neither settled nor moved to the front. */
   private laterLive = 0
-  /** One callback for every task of the key: core hands it the task. */
-  readonly settled: (task: Task<unknown>) => void
 
-  constructor(scope: CoordinationScope, hash: string, first: Task<unknown>) {
+  constructor(hash: string, first: Task<unknown>) {
     this.hash = hash
     this.first = first
-    this.settled = (task) => scope.left(this, task)
   }
 
   add(task: Task<unknown>): void {
@@ -113,11 +134,6 @@ class KeyPeers {
       this.laterLive--
       this.compact()
       return false
-    }
-    const lead = this.leadBinding
-    if (lead !== undefined) {
-      this.leadBinding = undefined
-      if (lead.leading === task) lead.leading = undefined
     }
     // The next earliest moves to the front.
     this.first = this.takeEarliest()

@@ -38,9 +38,8 @@ export const restartCoordinator: Coordinator = builtinCoordinator('restart', {
         hash: binding.hash,
       })
     }
-    // Indexed before it proceeds, so a call its body makes sees it as a peer.
-    scope.track(binding, task)
     return request.proceed()
   },
   follow: undefined,
+  exited: undefined,
 })

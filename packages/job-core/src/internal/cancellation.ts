@@ -1,10 +1,7 @@
 import type { CancelReason } from '../types/task.js'
-import { armAbandon } from './abandon.js'
-import { abortAttempt, clearTimer, phaseOf } from './attempt-job.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import type { TaskRecord } from './model.js'
 import { finish } from './stages/settle.js'
-import { extrasOf } from './task-extras.js'
 
 /** Who or what cancelled a task, besides the reason. */
 export interface CancelOptions {
@@ -44,9 +41,7 @@ function cancelWith(
   if (task.outcome !== undefined) return
   const outcome = new CancelledOutcome(reason, task.id, cancelledBy, caused)
   // An abort's stack (where cancel() was called) is worth capturing now; merges build theirs on demand.
-  const job = task.job
-  if ((job !== undefined && phaseOf(job) === 'started') || reason === 'abort')
-    abortRunning(task, outcome.error)
+  if (task.job !== undefined || reason === 'abort') abortRunning(task, outcome.error)
   // The transition's extra only matters to a listener: a merge with nobody listening allocates none.
   finish(
     task,
@@ -68,14 +63,8 @@ export function failTask(task: TaskRecord, error: unknown): void {
 
 /** The running attempt no longer decides anything: its signal aborts with `reason`, its timer goes. */
 export function abortRunning(task: TaskRecord, reason: unknown): void {
-  const job = task.job
-  if (job === undefined || phaseOf(job) !== 'started') return
-  task.job = undefined
   // The body keeps its slot until it leaves; until then the task has not exited.
-  extrasOf(task).staleBodies++
-  clearTimer(job)
-  abortAttempt(job, reason)
-  armAbandon(task, job)
+  task.job?.stop(reason)
 }
 
 /** The first settle callback of a parent: its children end with it, reason `parent`. */

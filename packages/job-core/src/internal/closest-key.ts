@@ -39,19 +39,31 @@ export function editDistance(a: string, b: string): number {
  * to be a plausible typo. Case is ignored (`Label` → `label`); the allowed
  * distance grows with the word (1 edit up to 5 characters, then one more per
  * 3), so short unrelated names are not suggested for each other. Ties go to
- * the earlier candidate.
+ * the earlier candidate. A word that is another inflected (`retries` for
+ * `retry`) is one too: a shared start of at least 4 characters that covers
+ * all of the shorter word but its last character.
  */
 export function closestKey(input: string, candidates: readonly string[]): string | undefined {
   const wanted = input.toLowerCase()
   const allowed = Math.max(1, Math.floor(wanted.length / 3))
   let best: string | undefined
   let bestDistance = Number.POSITIVE_INFINITY
+  let inflected: string | undefined
   for (const candidate of candidates) {
-    const distance = editDistance(wanted, candidate.toLowerCase())
+    const lower = candidate.toLowerCase()
+    const distance = editDistance(wanted, lower)
     if (distance < bestDistance) {
       best = candidate
       bestDistance = distance
     }
+    if (inflected === undefined && isInflection(wanted, lower)) inflected = candidate
   }
-  return bestDistance <= allowed ? best : undefined
+  return bestDistance <= allowed ? best : inflected
+}
+
+function isInflection(a: string, b: string): boolean {
+  const shorter = Math.min(a.length, b.length)
+  let shared = 0
+  while (shared < shorter && a[shared] === b[shared]) shared++
+  return shared >= 4 && shared >= shorter - 1
 }

@@ -3,9 +3,9 @@ import { bodyOf, type TaskBindings } from './bindings.js'
 import { cancelChildren, cancelTask, failTask } from './cancellation.js'
 import { captureContext, takeSnapshot } from './context-carrier.js'
 import type { ResolvedRunOptions, RuntimeCore } from './model.js'
-import { enterBody } from './stages/execute.js'
+import { enterAttempt } from './stages/execute.js'
 import { addCallback, armTimeout, extrasOf } from './task-extras.js'
-import { handleRecord, TaskHandle } from './task-handle.js'
+import { createTaskHandle, handleRecord } from './task-handle.js'
 import { sinceOffsetAt, TaskRecord } from './task-record.js'
 import type { KernelEvent } from './transition-event.js'
 
@@ -23,7 +23,7 @@ export function createTask(
   parent: TaskRecord | undefined,
 ): TaskRecord {
   const task = new TaskRecord(bodyOf(taskFn, bindings), bindings, options)
-  task.handle = new TaskHandle(task)
+  task.handle = createTaskHandle(task)
   core.live.add(task)
   if (parent !== undefined) extrasOf(task).parent = parent
   const bus = core.bus
@@ -61,7 +61,7 @@ export function keepCallerTimeAndContext(task: TaskRecord): void {
     task.sinceOffset = sinceOffsetAt(core)
   if (task.outcome === undefined && task.attempt === 0) {
     // It waits: keep this call's async context for its body.
-    task.carrier = takeSnapshot() ?? captureContext(enterBody)
+    task.carrier = takeSnapshot() ?? captureContext(enterAttempt)
   }
 }
 

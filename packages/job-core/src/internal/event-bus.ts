@@ -39,13 +39,26 @@ export class RuntimeEventBus implements EventBus {
     this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
   }
 
+  /** Stamps a copy the caller made and no one else holds (see {@link EventBusView.emit}) and delivers it. */
+  deliverCopy(event: object): void {
+    const stamped = event as { seq: number; at: number }
+    stamped.seq = ++this.seq
+    stamped.at = this.clock.now()
+    this.deliver(event as RuntimeEvent)
+  }
+
   /** The next `seq`, for the kernel's own events, which it builds whole (one object, fixed shape). */
   nextSeq(): number {
     return ++this.seq
   }
 
-  /** Delivers an event that already carries its `seq` (from {@link nextSeq}) and `at`. */
+  /**
+   * Delivers an event that already carries its `seq` (from {@link nextSeq})
+   * and `at`: the one place every event passes, frozen here, so no listener
+   * can change what the next one sees.
+   */
   deliver(event: RuntimeEvent): void {
+    Object.freeze(event)
     for (const listener of this.listeners) {
       try {
         listener(event)
@@ -111,6 +124,7 @@ export class EventBusView implements EventBus {
 
   constructor(bus: RuntimeEventBus) {
     this.#bus = bus
+    Object.freeze(this)
   }
 
   get active(): boolean {
@@ -118,7 +132,17 @@ export class EventBusView implements EventBus {
   }
 
   emit(draft: RuntimeEventDraft | CustomEventDraft): void {
-    const type: unknown = (draft as { type?: unknown } | null | undefined)?.type
+    if (draft === null || typeof draft !== 'object') {
+      throw new TypeError(
+        `emit(event): an event is an object with a string \`type\`, e.g. { type: "app:ready" }, got ${draft === null ? 'null' : typeof draft}.`,
+      )
+    }
+    // Read once: what is checked is what is delivered (a getter cannot
+    // answer one `type` to the check and another to listeners). Without
+    // listeners, only `type` is read and nothing is built.
+    const bus = this.#bus
+    const event = bus.active ? { ...draft } : undefined
+    const type: unknown = event === undefined ? draft.type : event.type
     if (typeof type !== 'string' || type === '') {
       throw new TypeError(
         'emit(event): an event needs a non-empty string `type`, e.g. { type: "app:ready" }.',
@@ -130,10 +154,11 @@ export class EventBusView implements EventBus {
         `emit(event): '${type}' is one of the kernel's own event types (${reserved}*), which only the kernel emits; emit your own under a namespace of yours, e.g. 'app:${type.slice(reserved.length)}'.`,
       )
     }
-    this.#bus.emit(draft)
+    if (event !== undefined) bus.deliverCopy(event)
   }
 
   subscribe(listener: RuntimeListener): () => void {
     return this.#bus.subscribe(listener)
   }
 }
+Object.freeze(EventBusView.prototype)

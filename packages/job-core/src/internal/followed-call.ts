@@ -28,6 +28,9 @@ const records = new WeakMap<FollowedCall<unknown>, TaskRecord>()
  * caller rarely does. A burst of calls on one key thus costs a lookup and
  * this object each, not a pipeline.
  */
+/** Refuses a handle made outside the kernel (`new task.constructor(…)`): `settle()` trusts it. */
+const MADE_BY_KERNEL: unique symbol = Symbol('FollowedCall')
+
 export class FollowedCall<T> implements Task<T> {
   readonly #id: number
   readonly #cancelledBy: number
@@ -63,6 +66,7 @@ export class FollowedCall<T> implements Task<T> {
   }
 
   constructor(
+    made: typeof MADE_BY_KERNEL,
     core: RuntimeCore,
     bindings: TaskBindings,
     options: ResolvedRunOptions,
@@ -74,8 +78,12 @@ export class FollowedCall<T> implements Task<T> {
     this.#options = options
     this.#cancelledBy = peer.id
     this.#reason = reason
+    if (made !== MADE_BY_KERNEL) {
+      throw new TypeError('A Task is made by run(); it has no public constructor.')
+    }
     // Read now, as request.follow reads it: the peer is observed from here on.
     this.#promise = peer.handle.promise as Promise<T>
+    Object.freeze(this)
   }
 
   get id(): number {
@@ -127,6 +135,7 @@ export class FollowedCall<T> implements Task<T> {
     refuseCancelArguments(unexpected)
   }
 }
+Object.freeze(FollowedCall.prototype)
 
 /**
  * Merges the call (of a taskFn with `layers`) into the peer its plugin
@@ -149,7 +158,7 @@ export function followedCall(
   // A peer of another runtime is the handler's to refuse, as request.follow
   // does; a peer that is itself a followed call goes the long way too.
   if (peer === undefined || peer.core !== core) return undefined
-  return new FollowedCall(core, layers, options, peer, claim!.followReason)
+  return new FollowedCall(MADE_BY_KERNEL, core, layers, options, peer, claim!.followReason)
 }
 
 /** The record behind a followed call (made on first request); `undefined` for any other value. */

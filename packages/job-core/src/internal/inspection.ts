@@ -25,7 +25,7 @@ export function inspectCore(core: RuntimeCore): RuntimeInspection {
       liveTasks: core.live.size,
       queued: core.backend.queued,
       slotsInUse: core.backend.running,
-      runningBodies: core.runningBodies,
+      runningBodies: core.bodies.running,
       shaperWindows,
       listeners: core.bus.listenerCount,
       attemptWrappers: core.attemptWrappers?.length ?? 0,

@@ -2,7 +2,7 @@
 // what hangs off them. Internal modules take these types from here, the
 // classes that implement them too: no type ties a module back to one above.
 
-import type { Backend, BackendJob, Clock, TimerHandle } from '../types/backend.js'
+import type { Backend, Clock, TimerHandle } from '../types/backend.js'
 import type { Outcome } from '../types/outcome.js'
 import type { AttemptWrapper, DispatchHandler, TaskTag } from '../types/plugin.js'
 import type { OverflowPolicy, ShutdownReport, UnobservedErrorHandler } from '../types/runtime.js'
@@ -13,12 +13,13 @@ import type {
   Runtime,
   ShutdownMode,
   Task,
-  TaskContext,
   TaskFn,
   TaskState,
   TerminalState,
 } from '../types/task.js'
+import type { Attempt } from './attempt.js'
 import type { TaskBindings } from './bindings.js'
+import type { BodyLedger } from './body-ledger.js'
 import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import type { EventBusView, RuntimeEventBus } from './event-bus.js'
 import type { LiveTasks } from './live-tasks.js'
@@ -34,7 +35,7 @@ export type StageIndex = 0 | 1 | 2 | 3 | 4
  * A task's data and its state machine: the pipeline's stages act on it,
  * `moveTo` is the only way its state changes. Every field means one thing.
  * It never leaves the kernel: callers hold a `TaskHandle`, backends a
- * `QueuedAttempt`, bodies an `AttemptJob`.
+ * `QueuedAttempt`, bodies an `AttemptContext`.
  */
 export interface TaskRecord {
   readonly id: number
@@ -52,7 +53,7 @@ export interface TaskRecord {
   attempt: number
   /** Someone awaited the task, read its promise or called settle (onUnobservedError stays quiet). */
   observed: boolean
-  /** Clock time of the last transition, relative to the runtime's first reading (see `since-offset.ts`). */
+  /** Clock time of the last transition, relative to the runtime's first reading (see `sinceOffsetAt` in `task-record.ts`). */
   sinceOffset: number | undefined
   livePrev: TaskRecord | undefined
   liveNext: TaskRecord | undefined
@@ -63,14 +64,16 @@ export interface TaskRecord {
   caller: Promise<unknown> | undefined
   /** The async context kept for a body that starts later; the next attempt takes it. */
   carrier: AttemptCarrier | undefined
-  /** The attempt handed to the backend that has not started yet. */
-  waiting: BackendJob | undefined
+  /** The attempt handed to the backend that has not started yet (`attempt.ts`). */
+  waiting: Attempt | undefined
   /** The attempt whose body runs and still decides the task. */
-  job: AttemptJob | undefined
+  job: Attempt | undefined
   /** How the task ended; set once, right after the terminal transition. */
   outcome: Outcome<unknown> | undefined
   /** What only some tasks need; made on first use (`extrasOf`). */
   extras: TaskExtras | undefined
+  /** The claim whose handler decided the task and has hooks to tell, until its exit was told. */
+  decidedBy: Claim | undefined
   /** The runtime: its options know it. */
   readonly core: RuntimeCore
   /** A taskFn equivalent to the one passed to `run()`. */
@@ -84,14 +87,11 @@ export interface TaskRecord {
   moveTo(to: TaskState, extra?: TransitionExtra): void
 }
 
-/** One attempt of a task and its body's `ctx` (the class is `attempt-job.ts`'s). */
-export interface AttemptJob extends TaskContext {}
-
 /**
  * The async context of the task's `run()` call (or of a failed attempt, for
  * a retry), kept for a body that starts later: a snapshot, or a promise door.
  */
-export type AttemptCarrier = ContextSnapshot | ContextCarrier<AttemptJob>
+export type AttemptCarrier = ContextSnapshot | ContextCarrier<Attempt>
 
 /** Called with the task's handle when it reaches a terminal state, or when its last body has left. */
 export type TaskCallback = (task: Task<unknown>) => void
@@ -112,9 +112,9 @@ export interface TaskExtras {
   stageTimer: TimerHandle | undefined
   /** What leaving the parked stage undoes (dependency listeners). */
   stageUndo: (() => void) | undefined
-  /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet. */
+  /** Bodies of attempts that no longer decide the task (cancelled, timed out) and have not left yet (`body-ledger.ts`). */
   staleBodies: number
-  /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves. */
+  /** A retry whose delay passed while a timed-out attempt's body was still inside: it queues when that body leaves (`body-ledger.ts`). */
   retryAfterStale: (() => void) | undefined
   /** What `watch(task, listener)` registered, until the terminal transition is told. */
   watchers: TaskWatchers | undefined
@@ -180,7 +180,11 @@ export interface ResolvedControl {
 /** What a claimed tag maps to: the plugin and, for dispatch tags, its handler. */
 export interface Claim {
   readonly plugin: string
+  readonly tag: TaskTag<unknown>
   readonly handler: DispatchHandler<unknown> | undefined
+  /** `ClaimOptions.onSettled` / `onExited`: told of every task the handler decides. */
+  readonly onSettled: ((task: Task<unknown>, binding: unknown) => void) | undefined
+  readonly onExited: ((task: Task<unknown>, binding: unknown) => void) | undefined
   /** `ClaimOptions.followPeer`: merges a call into a peer before its task is built. */
   readonly followPeer: ((binding: unknown) => Task<unknown> | undefined) | undefined
   readonly followReason: CancelReason
@@ -265,10 +269,8 @@ export interface RuntimeCore {
   /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
   readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>>
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }>
-  /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
-  runningBodies: number
-  /** Bodies that left and whose slot the backend has not been given back yet: not idle until it has. */
-  slotsToRelease: number
+  /** Bodies holding a slot, and those of ended tasks among them (the honest slot count); only attempts move them (`attempt.ts`, `body-ledger.ts`). */
+  readonly bodies: BodyLedger
   nextTaskId: number
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void>
@@ -279,8 +281,6 @@ export interface RuntimeCore {
   /** Tasks in `queued` / in `running` (kept by `countMove`, read by `counts()`). */
   queuedTasks: number
   runningTasks: number
-  /** Bodies holding a slot whose task has already ended. */
-  exitingBodies: number
   queueWaiters: QueueWaiter[] | undefined
   /** Installed in the backend while paused or rate-limited. */
   gate: KernelGate | undefined

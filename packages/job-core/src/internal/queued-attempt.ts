@@ -1,53 +1,54 @@
 import type { BackendJob } from '../types/backend.js'
 import type { Task, TaskFn } from '../types/task.js'
-import { AttemptJob, startAttempt } from './attempt-job.js'
+import type { Attempt } from './attempt.js'
 import { JOB_BINDINGS, type TaskBindings } from './bindings.js'
-import type { TaskRecord } from './model.js'
 
 let bindingsOf: (job: QueuedAttempt) => TaskBindings | undefined
 
+/** Refuses a job made outside the kernel (`new job.constructor(…)`). */
+const MADE_BY_KERNEL: unique symbol = Symbol('QueuedAttempt')
+
 /**
  * What a backend is handed for one attempt of a task: the `BackendJob`
- * protocol's members and nothing else (the task's record stays private).
- * The backend gets the same object back in `withdraw` and `release`, so it
- * may key its bookkeeping on it. Every attempt waits behind its own, so a
- * late grant of an earlier attempt can never start a later one.
+ * protocol's members and nothing else (the attempt and its task stay
+ * private), frozen. The backend gets the same object back in `withdraw`
+ * and `release`, so it may key its bookkeeping on it. Every attempt waits
+ * behind its own, so a late grant of an earlier attempt can never start a
+ * later one. `start()` is the attempt's (`attempt.ts`): it takes the slot
+ * once, and refuses a second call.
  */
 export class QueuedAttempt implements BackendJob {
-  readonly #task: TaskRecord
+  readonly #attempt: Attempt
 
   static {
-    bindingsOf = (job) => job.#task.bindings
+    bindingsOf = (job) => job.#attempt.task.bindings
   }
 
-  constructor(task: TaskRecord) {
-    this.#task = task
+  constructor(made: typeof MADE_BY_KERNEL, attempt: Attempt) {
+    if (made !== MADE_BY_KERNEL) {
+      throw new TypeError(
+        'A BackendJob is made by the runtime for its backend; it has no public constructor.',
+      )
+    }
+    this.#attempt = attempt
+    Object.freeze(this)
   }
 
   get task(): Task<unknown> {
-    return this.#task.handle
+    return this.#attempt.task.handle
   }
 
   get priority(): number {
-    return this.#task.options.priority
+    return this.#attempt.task.options.priority
   }
 
   get taskFn(): TaskFn<unknown> {
-    return this.#task.taskFn
+    return this.#attempt.task.taskFn
   }
 
-  /** The backend grants a slot: the attempt runs, or gives the slot straight back if it was withdrawn. */
+  /** The backend grants a slot (see `Attempt.start`). */
   start(): void {
-    const task = this.#task
-    if (task.waiting !== this) {
-      // Withdrawn (the task ended) after the backend picked it.
-      task.core.backend.release(this)
-      return
-    }
-    task.waiting = undefined
-    const job = new AttemptJob(task, this)
-    task.job = job
-    startAttempt(job)
+    this.#attempt.start()
   }
 }
 
@@ -60,3 +61,9 @@ Object.defineProperty(QueuedAttempt.prototype, JOB_BINDINGS, {
     return bindingsOf(this)
   },
 })
+Object.freeze(QueuedAttempt.prototype)
+
+/** What the backend is handed for `attempt`. */
+export function ticketFor(attempt: Attempt): QueuedAttempt {
+  return new QueuedAttempt(MADE_BY_KERNEL, attempt)
+}

@@ -83,25 +83,10 @@ export function parkForRetry(task: TaskRecord, delay: number, error: unknown): v
     core.bus.emit({ type: 'task:retry', taskId: task.id, attempt: task.attempt, delay, error })
   }
   const extras = extrasOf(task)
-  const retry = () => core.resume(task, 'retry-due')
   extras.stageTimer = core.clock.setTimeout(() => {
     extras.stageTimer = undefined
     // Two attempts of one task never overlap: a timed-out body still inside
     // keeps the next attempt waiting until it leaves.
-    if (extras.staleBodies > 0) extras.retryAfterStale = retry
-    else retry()
+    core.bodies.whenNoStaleBody(task, () => core.resume(task, 'retry-due'))
   }, delay)
-}
-
-/**
- * A body that no longer decided its task (cancelled, timed out) left or was
- * abandoned: a retry that waited for it may now queue.
- */
-export function staleBodyLeft(task: TaskRecord): void {
-  const extras = task.extras!
-  if (--extras.staleBodies === 0 && extras.retryAfterStale !== undefined) {
-    const retry = extras.retryAfterStale
-    extras.retryAfterStale = undefined
-    retry()
-  }
 }

@@ -6,7 +6,8 @@ import type { AttemptWrapper, TaskTag } from '../types/plugin.js'
 import type { RuntimeOptions } from '../types/runtime.js'
 import type { Shaper } from '../types/shaper.js'
 import type { RunOptions, Runtime, ShutdownMode, Task, TaskFn } from '../types/task.js'
-import { requireCapability } from './backend-capability.js'
+import { checkBackend, requireCapability } from './backend-seam.js'
+import { BodyLedger } from './body-ledger.js'
 import { EventBusView, RuntimeEventBus } from './event-bus.js'
 import { LiveTasks } from './live-tasks.js'
 import type {
@@ -25,7 +26,7 @@ import { installPlugin } from './plugin-host.js'
 import { RateLimiter } from './rate-limit.js'
 import { resolveControl } from './resolve-control.js'
 import { defaultRunOptionsFor, resolveRunOptions } from './run-options.js'
-import { RuntimeHandle } from './runtime-handle.js'
+import { createRuntimeHandle } from './runtime-handle.js'
 import { KernelGate } from './start-gate.js'
 import { reportUnobservedToConsole } from './unobserved-errors.js'
 import { describeValue, validateConcurrency } from './validate.js'
@@ -69,10 +70,8 @@ export class RuntimeCore implements RuntimeCoreShape {
   /** Open shaper windows: shaper → key hash → window. Emptied maps are deleted. */
   readonly shaperWindows: Map<Shaper, Map<string, ShaperWindow>> = new Map()
   readonly disposers: Array<{ name: string; dispose: () => void | PromiseLike<void> }> = []
-  /** Bodies started and not yet exited, cancelled ones included (the honest slot count). */
-  runningBodies = 0
-  /** Bodies that left and whose slot the backend has not been given back yet: not idle until it has. */
-  slotsToRelease = 0
+  /** Bodies holding a slot, and those of ended tasks among them (the honest slot count); only attempts move them (`attempt.ts`, `body-ledger.ts`). */
+  readonly bodies: BodyLedger = new BodyLedger()
   nextTaskId = 1
   shutdown: ShutdownState | undefined
   readonly shutdownListeners: Array<(mode: ShutdownMode) => void> = []
@@ -84,8 +83,6 @@ export class RuntimeCore implements RuntimeCoreShape {
   /** Tasks in `queued` / in `running` (kept by `countMove`, read by `counts()`). */
   queuedTasks = 0
   runningTasks = 0
-  /** Bodies holding a slot whose task has already ended. */
-  exitingBodies = 0
   queueWaiters: QueueWaiter[] | undefined = undefined
   /** Installed in the backend while paused or rate-limited. */
   gate: KernelGate | undefined = undefined
@@ -108,15 +105,21 @@ export class RuntimeCore implements RuntimeCoreShape {
         `createRuntime({ name }): name must be a non-empty string, got ${describeValue(this.name)}.`,
       )
     }
-    this.clock = options.clock ?? systemClock
-    if (typeof this.clock.setTimeout !== 'function' || typeof this.clock.now !== 'function') {
+    this.clock = clockView(options.clock)
+    this.clockOrigin = this.clock.now()
+    if (typeof this.clockOrigin !== 'number' || !Number.isFinite(this.clockOrigin)) {
       throw new TypeError(
-        'createRuntime({ clock }): a clock needs now(), setTimeout() and clearTimeout().',
+        `createRuntime({ clock }): clock.now() must return a finite number of ms, got ${describeValue(this.clockOrigin)}.`,
       )
     }
-    this.clockOrigin = this.clock.now()
-    this.handle = new RuntimeHandle(this)
-    this.random = options.random ?? Math.random
+    this.handle = createRuntimeHandle(this)
+    const random = options.random ?? Math.random
+    if (typeof random !== 'function') {
+      throw new TypeError(
+        `createRuntime({ random }): random must be a function () => number in [0, 1), such as Math.random, got ${describeValue(random)}.`,
+      )
+    }
+    this.random = random
     this.control = resolveControl(options, reportUnobservedToConsole)
     this.defaultRunOptions = defaultRunOptionsFor(this, this.control.defaults)
     if (options.backend !== undefined && options.concurrency !== undefined) {
@@ -125,10 +128,11 @@ export class RuntimeCore implements RuntimeCoreShape {
       )
     }
     this.backend =
-      options.backend ??
-      createPriorityBackend({
-        concurrency: validateConcurrency(options.concurrency, 'createRuntime({ concurrency })'),
-      })
+      options.backend === undefined
+        ? createPriorityBackend({
+            concurrency: validateConcurrency(options.concurrency, 'createRuntime({ concurrency })'),
+          })
+        : checkBackend(options.backend, 'createRuntime({ backend })')
     this.bus = new RuntimeEventBus(this.clock)
     this.publicBus = new EventBusView(this.bus)
     const plugins = options.plugins ?? []
@@ -137,7 +141,13 @@ export class RuntimeCore implements RuntimeCoreShape {
         `createRuntime({ plugins }): plugins must be an array of plugin values, got ${describeValue(plugins)}.`,
       )
     }
-    for (const plugin of plugins) installPlugin(this, plugin)
+    try {
+      for (const [index, plugin] of plugins.entries()) installPlugin(this, plugin, index)
+    } catch (error) {
+      // The runtime is not created: what the plugins before installed is undone.
+      disposeAll(this.disposers)
+      throw error
+    }
     this.armControl()
   }
 
@@ -173,7 +183,7 @@ export class RuntimeCore implements RuntimeCoreShape {
   }
 
   isIdle(): boolean {
-    return this.live.size === 0 && this.runningBodies === 0 && this.slotsToRelease === 0
+    return this.live.size === 0 && this.bodies.holdNoSlot
   }
 
   checkIdle(): void {
@@ -182,4 +192,55 @@ export class RuntimeCore implements RuntimeCoreShape {
     this.idleWaiters = []
     for (const waiter of waiters) waiter()
   }
+}
+
+const CLOCK_METHODS = ['now', 'setTimeout', 'clearTimeout'] as const
+
+/**
+ * The runtime's own view of `clock`, checked and frozen: the kernel and its
+ * plugins (`host.clock`) call the clock only through it, so a plugin that
+ * assigns `clock.now` changes nothing, and one runtime's plugins cannot
+ * change another's time. The system clock is shared, frozen.
+ */
+function clockView(clock: Clock | undefined): Clock {
+  if (clock === undefined || clock === systemClock) return systemClock
+  if (clock === null || typeof clock !== 'object') {
+    throw new TypeError(
+      `createRuntime({ clock }): clock must be an object with now(), setTimeout() and clearTimeout(), such as createTestClock(), got ${describeValue(clock)}.`,
+    )
+  }
+  for (const method of CLOCK_METHODS) {
+    if (typeof clock[method] !== 'function') {
+      throw new TypeError(
+        `createRuntime({ clock }): the clock's ${method} must be a function, got ${describeValue(clock[method])}; a clock has now(), setTimeout() and clearTimeout().`,
+      )
+    }
+  }
+  return Object.freeze({
+    now: clock.now.bind(clock),
+    setTimeout: clock.setTimeout.bind(clock),
+    clearTimeout: clock.clearTimeout.bind(clock),
+  })
+}
+
+/** Disposes installed plugins, last first, when `createRuntime` fails after some installed. */
+function disposeAll(disposers: RuntimeCore['disposers']): void {
+  for (const { name, dispose } of [...disposers].reverse()) {
+    try {
+      const done = dispose()
+      if (done !== undefined) {
+        Promise.resolve(done).then(undefined, (error: unknown) => reportDisposeError(name, error))
+      }
+    } catch (error) {
+      reportDisposeError(name, error)
+    }
+  }
+  disposers.length = 0
+}
+
+function reportDisposeError(plugin: string, error: unknown): void {
+  console.error(
+    `[@vega/job-core] plugin ${plugin} threw from its dispose while createRuntime was undone`,
+    error,
+  )
 }

@@ -13,6 +13,9 @@ export const THIS_COPY: string = `@vega/job-core@${VERSION} (${__MODULE_FORMAT__
 
 let readCore: (value: object) => RuntimeCore | undefined
 
+/** Refuses a handle made outside the kernel (`new runtime.constructor(…)`). */
+const MADE_BY_KERNEL: unique symbol = Symbol('RuntimeHandle')
+
 /**
  * What `createRuntime` returns: its `name` and nothing else. The kernel's
  * state behind it is out of reach (`#core`); the handle is frozen, so it
@@ -25,13 +28,23 @@ export class RuntimeHandle implements Runtime {
     readCore = (value) => (#core in value ? (value as RuntimeHandle).#core : undefined)
   }
 
-  constructor(core: RuntimeCore) {
+  constructor(made: typeof MADE_BY_KERNEL, core: RuntimeCore) {
+    if (made !== MADE_BY_KERNEL) {
+      throw new TypeError('A Runtime is made by createRuntime(); it has no public constructor.')
+    }
     this.#core = core
   }
 
   get name(): string {
     return this.#core.name
   }
+}
+
+Object.freeze(RuntimeHandle.prototype)
+
+/** The handle of `core` (frozen by `createRuntime` once its symbols are set). */
+export function createRuntimeHandle(core: RuntimeCore): RuntimeHandle {
+  return new RuntimeHandle(MADE_BY_KERNEL, core)
 }
 
 /** The kernel state behind a handle of this copy; `undefined` for anything else. */

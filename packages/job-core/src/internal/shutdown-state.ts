@@ -108,7 +108,7 @@ export class ShutdownState implements ShutdownStateShape {
   private async abandonStragglers(): Promise<void> {
     await nextMacrotask()
     if (this.finished) return
-    this.abandoned += this.runtime.runningBodies
+    this.abandoned += this.runtime.bodies.running
     await this.finish()
   }
 

@@ -1,6 +1,6 @@
 import { TimeoutError } from '../errors.js'
 import type { TimerHandle } from '../types/backend.js'
-import type { Task, TimeoutPhase } from '../types/task.js'
+import type { TimeoutPhase } from '../types/task.js'
 import type { TaskCallback, TaskExtras, TaskRecord } from './model.js'
 
 /** The task's extras, made on first use. */
@@ -68,12 +68,6 @@ export function clearStageTimer(task: TaskRecord): void {
   if (extras?.stageTimer === undefined) return
   task.core.clock.clearTimeout(extras.stageTimer)
   extras.stageTimer = undefined
-}
-
-/** Runs `callbacks` once, in order, with the task's handle. */
-export function runCallbacks(callbacks: TaskCallback[] | undefined, handle: Task<unknown>): void {
-  if (callbacks === undefined) return
-  for (const callback of callbacks) callback(handle)
 }
 
 /**

@@ -6,9 +6,14 @@ import { describeValue } from './validate.js'
 
 let readRecord: (value: object) => TaskRecord | undefined
 
+/** Refuses a handle made outside the kernel (`new task.constructor(…)`): `settle()` and the host trust a handle's record. */
+const MADE_BY_KERNEL: unique symbol = Symbol('TaskHandle')
+
 /**
  * What `run()` returns: the `Task` interface and nothing else. The record
- * behind it, with its pipeline and backend, is out of reach (`#task`).
+ * behind it, with its pipeline and backend, is out of reach (`#task`); the
+ * handle and its prototype are frozen, so no property can be added or
+ * shadowed (a coordinator reading `peer.state` reads the record's).
  */
 export class TaskHandle<T> implements Task<T> {
   readonly #task: TaskRecord
@@ -17,8 +22,12 @@ export class TaskHandle<T> implements Task<T> {
     readRecord = (value) => (#task in value ? (value as TaskHandle<unknown>).#task : undefined)
   }
 
-  constructor(task: TaskRecord) {
+  constructor(made: typeof MADE_BY_KERNEL, task: TaskRecord) {
+    if (made !== MADE_BY_KERNEL) {
+      throw new TypeError('A Task is made by run(); it has no public constructor.')
+    }
     this.#task = task
+    Object.freeze(this)
   }
 
   get id(): number {
@@ -72,6 +81,13 @@ export class TaskHandle<T> implements Task<T> {
     refuseCancelArguments(unexpected)
     cancelTask(this.#task, 'abort')
   }
+}
+
+Object.freeze(TaskHandle.prototype)
+
+/** The handle of `task`, made once, right after the record. */
+export function createTaskHandle(task: TaskRecord): TaskHandle<unknown> {
+  return new TaskHandle(MADE_BY_KERNEL, task)
 }
 
 /**

@@ -1,14 +1,14 @@
 import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
 import { isLegalTransition, isTerminalState } from '../task-state.js'
-import type { BackendJob } from '../types/backend.js'
 import type { Outcome } from '../types/outcome.js'
 import type { Task, TaskFn, TaskState } from '../types/task.js'
+import type { Attempt } from './attempt.js'
 import { type TaskBindings, withLayers } from './bindings.js'
 import { countMove } from './counters.js'
 import type {
   AttemptCarrier,
-  AttemptJob,
+  Claim,
   ResolvedRunOptions,
   RuntimeCore,
   StageIndex,
@@ -25,7 +25,7 @@ import { type TransitionExtra, transitionEvent } from './transition-event.js'
  * one thing. What few tasks need (children, callbacks, timers of parked
  * stages) lives in `extras`, allocated on first use. The record never
  * leaves the kernel: callers hold a `TaskHandle`, backends a `QueuedAttempt`,
- * bodies an `AttemptJob`.
+ * bodies an `AttemptContext`.
  */
 export class TaskRecord implements TaskRecordShape {
   readonly id: number
@@ -51,7 +51,7 @@ export class TaskRecord implements TaskRecordShape {
   /**
    * Clock time of the last transition (devtools snapshots show how long a
    * task has waited), relative to the runtime's first clock reading, so it
-   * stays a small integer (see `since-offset.ts`).
+   * stays a small integer (see `sinceOffsetAt` below).
    */
   sinceOffset: number | undefined = undefined
   livePrev: TaskRecordShape | undefined = undefined
@@ -67,14 +67,20 @@ export class TaskRecord implements TaskRecordShape {
    * attempt takes it when it starts.
    */
   carrier: AttemptCarrier | undefined = undefined
-  /** The attempt handed to the backend that has not started yet. */
-  waiting: BackendJob | undefined = undefined
+  /** The attempt handed to the backend that has not started yet (`attempt.ts`). */
+  waiting: Attempt | undefined = undefined
   /** The attempt whose body runs and still decides the task. */
-  job: AttemptJob | undefined = undefined
+  job: Attempt | undefined = undefined
   /** How the task ended; set once, right after the terminal transition (see `finish`). */
   outcome: Outcome<unknown> | undefined = undefined
   /** What only some tasks need; made on first use (`extrasOf`). */
   extras: TaskExtras | undefined = undefined
+  /**
+   * The claim whose handler decided the task, when it has hooks
+   * (`ClaimOptions.onSettled` / `onExited`): set at dispatch, cleared once
+   * its exit was told (see `claim-hooks.ts`).
+   */
+  decidedBy: Claim | undefined = undefined
 
   /** `id` is given only for a call that already has one (a followed call's record, made late). */
   constructor(

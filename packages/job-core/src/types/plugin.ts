@@ -103,6 +103,23 @@ export interface ClaimOptions<B> {
   readonly followPeer?: ((binding: B) => Task<unknown> | undefined) | undefined
   /** The cancel reason of a call that follows its peer; defaults to `dedupe`, as `request.follow`. */
   readonly followReason?: CancelReason | undefined
+  /**
+   * Called once for every task the handler was asked to decide, when it
+   * reaches its terminal state, with the binding the handler got: the
+   * claim-level `host.onSettled`, with nothing registered per task. It runs
+   * synchronously after the terminal transition was told and the task's
+   * children were cancelled, before the callbacks of `host.onSettled`. A
+   * call merged by `followPeer` was never built, so it is not told.
+   */
+  readonly onSettled?: ((task: Task<unknown>, binding: B) => void) | undefined
+  /**
+   * Called once for every task the handler was asked to decide, when it has
+   * ended **and** no body of it holds a slot (the claim-level
+   * `host.onExited`): after `onSettled`, at once when no body runs, else
+   * when the last one leaves. A plugin that must never let two bodies of one
+   * key overlap releases the next call here.
+   */
+  readonly onExited?: ((task: Task<unknown>, binding: B) => void) | undefined
 }
 
 /**

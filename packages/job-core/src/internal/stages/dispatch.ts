@@ -3,7 +3,7 @@ import { substitute } from '../caller-promise.js'
 import { failTask } from '../cancellation.js'
 import { CORE_TAG_OWNER } from '../core-tag-owner.js'
 import { DispatchRequestImpl } from '../dispatch-request.js'
-import type { TaskRecord } from '../model.js'
+import type { Claim, TaskRecord } from '../model.js'
 import { handled } from '../promises.js'
 import type { StageResult } from './stage.js'
 
@@ -16,7 +16,7 @@ import type { StageResult } from './stage.js'
 export function dispatch(task: TaskRecord): StageResult {
   const layers = task.bindings
   if (layers === undefined) return 'next'
-  let handler: ((request: DispatchRequestImpl) => unknown) | undefined
+  let deciding: Claim | undefined
   let binding: unknown
   let missing: string | undefined
   // Outermost first: the first handler found decides; a missing plugin fails
@@ -25,8 +25,8 @@ export function dispatch(task: TaskRecord): StageResult {
     const claim = task.core.claims.get(layer.tag)
     if (claim === undefined) {
       if (layer.tag.plugin !== CORE_TAG_OWNER) missing = layer.tag.plugin
-    } else if (claim.handler !== undefined && handler === undefined) {
-      handler = claim.handler
+    } else if (claim.handler !== undefined && deciding === undefined) {
+      deciding = claim
       binding = layer.binding
     }
   }
@@ -34,11 +34,15 @@ export function dispatch(task: TaskRecord): StageResult {
     failTask(task, new PluginMissingError(missing, task.id))
     return 'ended'
   }
-  if (handler === undefined) return 'next'
+  if (deciding === undefined) return 'next'
+  // Before the handler runs: a task it ends at once is told to the hooks too.
+  if (deciding.onSettled !== undefined || deciding.onExited !== undefined) {
+    task.decidedBy = deciding
+  }
   const request = new DispatchRequestImpl(task, binding)
   let answer: unknown
   try {
-    answer = handler(request)
+    answer = deciding.handler!(request)
   } catch (error) {
     if (!request.decided) failTask(task, error)
     substitute(task, handled(Promise.reject(error)), true)
