@@ -9,7 +9,7 @@ import {
 } from '@vega/job-vue'
 import { mount } from '@vue/test-utils'
 import { describe, expect, it } from 'vitest'
-import { computed, defineComponent, h, type Ref, shallowRef } from 'vue'
+import { computed, defineComponent, h, KeepAlive, type Ref, shallowRef } from 'vue'
 import { flush, MODES, mountIn, testRuntime, warnings } from './support.js'
 
 describe.each(MODES)('useTaskState ($mode)', (mode) => {
@@ -160,93 +160,99 @@ describe.each(MODES)('useCounts and useRuntimeEvent ($mode)', (mode) => {
   })
 })
 
-describe('one runtime, one bus listener, renders only for its own state', () => {
-  it('200 components with useTask and useCounts: one listener; unrelated work renders nothing', async () => {
-    const { runtime, clock } = testRuntime()
-    let renders = 0
-    const Item = defineComponent({
-      setup() {
-        const { isRunning } = useTask(async (ctx) => ctx.sleep(5))
-        // Counted, but not read by the render: its changes must not render.
-        useCounts()
-        useRuntimeEvent('app:noise', () => {})
-        return () => {
-          renders++
-          return h('li', String(isRunning.value))
-        }
-      },
-    })
-    mountIn(
-      MODES[0],
-      runtime,
-      defineComponent({
-        setup: () => () =>
-          h(
-            'ul',
-            Array.from({ length: 200 }, () => h(Item)),
-          ),
-      }),
-    )
-    await flush()
-    const afterMount = renders
-    expect(afterMount).toBe(200)
-    expect(inspect(runtime).sizes.listeners).toBe(1)
-    for (let i = 0; i < 1_000; i++) getEventBus(runtime).emit({ type: 'app:noise', i })
-    for (let i = 0; i < 20; i++) run(runtime, (ctx) => ctx.sleep(5))
-    await clock.advance(5)
-    await flush()
-    expect(renders).toBe(afterMount)
-  })
-
-  it('a useTask component renders only when a member it reads changes', async () => {
-    const { runtime, clock } = testRuntime()
-    const renders = { mine: 0, other: 0 }
-    let mine: { run(): void } | undefined
-    const Counter = (name: 'mine' | 'other') =>
-      defineComponent({
+describe.each(MODES)(
+  'one runtime, one bus listener, renders only for its own state ($mode)',
+  (mode) => {
+    it('200 components with useTask and useCounts: one listener; unrelated work renders nothing', async () => {
+      const { runtime, clock } = testRuntime()
+      let renders = 0
+      const Item = defineComponent({
         setup() {
-          // Reads only isRunning: runCount, last and state change more often.
-          const handle = useTask(async (ctx) => ctx.sleep(5))
-          if (name === 'mine') mine = handle
+          const { isRunning } = useTask(async (ctx) => ctx.sleep(5))
+          // Counted, but not read by the render: its changes must not render.
+          useCounts()
+          useRuntimeEvent('app:noise', () => {})
           return () => {
-            renders[name]++
-            return h('p', String(handle.isRunning.value))
+            renders++
+            return h('li', String(isRunning.value))
           }
         },
       })
-    mountIn(
-      MODES[0],
-      runtime,
-      defineComponent({ setup: () => () => h('div', [h(Counter('mine')), h(Counter('other'))]) }),
-    )
-    await flush()
-    expect(renders).toEqual({ mine: 1, other: 1 })
-    mine?.run()
-    await flush()
-    expect(renders).toEqual({ mine: 2, other: 1 })
-    mine?.run()
-    await flush()
-    // Still running: isRunning did not change, runCount and last did.
-    expect(renders).toEqual({ mine: 2, other: 1 })
-    await clock.advance(5)
-    await flush()
-    expect(renders).toEqual({ mine: 3, other: 1 })
-  })
-})
+      mountIn(
+        mode,
+        runtime,
+        defineComponent({
+          setup: () => () =>
+            h(
+              'ul',
+              Array.from({ length: 200 }, () => h(Item)),
+            ),
+        }),
+      )
+      await flush()
+      const afterMount = renders
+      expect(afterMount).toBe(200)
+      expect(inspect(runtime).sizes.listeners).toBe(1)
+      for (let i = 0; i < 1_000; i++) getEventBus(runtime).emit({ type: 'app:noise', i })
+      for (let i = 0; i < 20; i++) run(runtime, (ctx) => ctx.sleep(5))
+      await clock.advance(5)
+      await flush()
+      expect(renders).toBe(afterMount)
+    })
 
-describe('without a runtime', () => {
+    it('a useTask component renders only when a member it reads changes', async () => {
+      const { runtime, clock } = testRuntime()
+      const renders = { mine: 0, other: 0 }
+      let mine: { run(): void } | undefined
+      const Counter = (name: 'mine' | 'other') =>
+        defineComponent({
+          setup() {
+            // Reads only isRunning: runCount, last and state change more often.
+            const handle = useTask(async (ctx) => ctx.sleep(5))
+            if (name === 'mine') mine = handle
+            return () => {
+              renders[name]++
+              return h('p', String(handle.isRunning.value))
+            }
+          },
+        })
+      mountIn(
+        mode,
+        runtime,
+        defineComponent({ setup: () => () => h('div', [h(Counter('mine')), h(Counter('other'))]) }),
+      )
+      await flush()
+      expect(renders).toEqual({ mine: 1, other: 1 })
+      mine?.run()
+      await flush()
+      expect(renders).toEqual({ mine: 2, other: 1 })
+      mine?.run()
+      await flush()
+      // Still running: isRunning did not change, runCount and last did.
+      expect(renders).toEqual({ mine: 2, other: 1 })
+      await clock.advance(5)
+      await flush()
+      expect(renders).toEqual({ mine: 3, other: 1 })
+    })
+  },
+)
+
+describe.each(MODES)('without a runtime ($mode)', (mode) => {
   it('throws an error naming both ways to provide one', () => {
     const failed: unknown[] = []
+    const Probe = defineComponent({
+      setup() {
+        try {
+          useCounts()
+        } catch (error) {
+          failed.push(error)
+        }
+        return () => h('p')
+      },
+    })
     const app = mount(
       defineComponent({
-        setup() {
-          try {
-            useCounts()
-          } catch (error) {
-            failed.push(error)
-          }
-          return () => h('p')
-        },
+        setup: () => () => (mode.keepAlive ? h(KeepAlive, null, [h(Probe)]) : h(Probe)),
       }),
       { global: { config: { warnHandler: (message) => void warnings.push(message) } } },
     )

@@ -283,7 +283,7 @@ describe.each(MODES)('useTask ($mode)', (mode) => {
   })
 })
 
-describe('useTask in a template handler', () => {
+describe.each(MODES)('useTask in a template handler ($mode)', (mode) => {
   it('@click="run()" reports nothing when the call is restarted or dropped', async () => {
     const { runtime, clock } = testRuntime([installCoordination])
     const component = defineComponent({
@@ -294,7 +294,7 @@ describe('useTask in a template handler', () => {
         return () => h('button', { onClick: () => run() }, String(runCount.value))
       },
     })
-    const { wrapper } = mountIn(MODES[0], runtime, component)
+    const { wrapper } = mountIn(mode, runtime, component)
     await wrapper.get('button').trigger('click')
     await wrapper.get('button').trigger('click')
     await clock.advance(10)
