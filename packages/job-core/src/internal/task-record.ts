@@ -78,7 +78,7 @@ export class TaskRecord implements TaskRecordShape {
   /**
    * The claim whose handler decided the task, when it has hooks
    * (`ClaimOptions.onSettled` / `onExited`): set at dispatch, cleared once
-   * its exit was told (see `claim-hooks.ts`).
+   * its exit was told (see `ending-hooks.ts`).
    */
   decidedBy: Claim | undefined = undefined
 
