@@ -2,50 +2,11 @@
 // search page's tasks while the DevTools protocol records a trace
 // (Tracing.start / Tracing.end), and the test reads the custom track entries
 // back from the trace events: what the Performance panel would draw.
-import type { FileServer } from '@vega/browser'
+import { type FileServer, recordTrackEntries, type TrackEntry } from '@vega/browser'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keepOffline, launchChromium, saveScreenshot } from './support/browser.js'
 import { serveTestPages } from './support/server.js'
-
-interface DevtoolsDetail {
-  readonly dataType: string
-  readonly track: string
-  readonly trackGroup: string
-  readonly color: string
-  readonly tooltipText: string
-  readonly properties: readonly (readonly [string, string])[]
-}
-
-/**
- * One custom track entry, as the trace holds it (times in µs): a user timing
- * measure with `detail.devtools`, or a `console.timeStamp` with a track.
- */
-interface TraceEntry {
-  readonly api: 'measure' | 'timeStamp'
-  readonly name: string
-  readonly start: number
-  readonly end: number
-  readonly devtools: DevtoolsDetail
-}
-
-interface TimeStampData {
-  readonly message: string
-  readonly start: number
-  readonly end: number
-  readonly track?: string
-  readonly trackGroup?: string
-  readonly color?: string
-}
-
-interface TraceEvent {
-  readonly name: string
-  readonly cat: string
-  readonly ph: string
-  readonly ts: number
-  readonly id2?: { readonly local?: string }
-  readonly args?: { readonly detail?: string; readonly data?: TimeStampData }
-}
 
 interface BurstIds {
   readonly search: readonly number[]
@@ -81,74 +42,14 @@ afterAll(async () => {
   expect(offline).toEqual([])
 })
 
-/** Runs `action` while the page is traced; returns the user-timing entries with a `detail.devtools`. */
-async function traced(action: () => Promise<unknown>): Promise<TraceEntry[]> {
-  const cdp = await page.context().newCDPSession(page)
-  const complete = new Promise<string>((resolve) =>
-    cdp.once('Tracing.tracingComplete', ({ stream }) => resolve(stream as string)),
-  )
-  await cdp.send('Tracing.start', {
-    transferMode: 'ReturnAsStream',
-    traceConfig: { includedCategories: ['blink.user_timing', 'devtools.timeline'] },
-  })
-  await action()
-  await cdp.send('Tracing.end')
-  const stream = await complete
-  let text = ''
-  for (;;) {
-    const chunk = await cdp.send('IO.read', { handle: stream })
-    text += chunk.base64Encoded === true ? Buffer.from(chunk.data, 'base64').toString() : chunk.data
-    if (chunk.eof) break
-  }
-  await cdp.send('IO.close', { handle: stream })
-  await cdp.detach()
-  const parsed = JSON.parse(text) as { traceEvents: TraceEvent[] } | TraceEvent[]
-  const events = Array.isArray(parsed) ? parsed : parsed.traceEvents
-  // A measure is a 'b' and an 'e' event with one id (the trace may list the
-  // 'e' first), or one 'n' event when it lasted 0 ms (the page's clock is coarse).
-  const begins = new Map<string, TraceEvent>()
-  const ends = new Map<string, TraceEvent>()
-  const entries: TraceEntry[] = []
-  for (const event of events) {
-    const data = event.args?.data
-    if (event.name === 'TimeStamp' && data?.track !== undefined) {
-      entries.push({
-        api: 'timeStamp',
-        name: data.message,
-        start: data.start,
-        end: data.end,
-        devtools: {
-          dataType: 'track-entry',
-          track: data.track,
-          trackGroup: data.trackGroup ?? '',
-          color: data.color ?? '',
-          tooltipText: '',
-          properties: [],
-        },
-      })
-    } else if (event.cat === 'blink.user_timing' && (event.ph === 'b' || event.ph === 'n')) {
-      begins.set(`${event.id2?.local}:${event.name}`, event)
-      if (event.ph === 'n') ends.set(`${event.id2?.local}:${event.name}`, event)
-    } else if (event.cat === 'blink.user_timing' && event.ph === 'e') {
-      ends.set(`${event.id2?.local}:${event.name}`, event)
-    }
-  }
-  for (const [id, begin] of begins) {
-    const end = ends.get(id)
-    const detail = begin.args?.detail
-    if (end === undefined || detail === undefined) continue
-    const devtools = (JSON.parse(detail) as { devtools?: DevtoolsDetail }).devtools
-    if (devtools === undefined) continue
-    entries.push({ api: 'measure', name: begin.name, start: begin.ts, end: end.ts, devtools })
-  }
-  return entries.sort((a, b) => a.start - b.start || b.end - a.end)
-}
+/** Runs `action` while the page is traced; returns the custom track entries the trace holds. */
+const traced = (action: () => Promise<unknown>) => recordTrackEntries(page, action)
 
-const property = (entry: TraceEntry | undefined, field: string) =>
+const property = (entry: TrackEntry | undefined, field: string) =>
   entry?.devtools.properties.find(([name]) => name === field)?.[1]
 
 /** The entry of task #id itself (not of one of its waits or attempts). */
-const taskEntry = (entries: readonly TraceEntry[], label: string, id: number) =>
+const taskEntry = (entries: readonly TrackEntry[], label: string, id: number) =>
   entries.find(
     (entry) =>
       (entry.name === `${label} #${id}` || entry.name.startsWith(`${label} #${id} · `)) &&
@@ -156,7 +57,7 @@ const taskEntry = (entries: readonly TraceEntry[], label: string, id: number) =>
   )
 
 /** The waits and attempts of task #id, in start order (a wait of 0 ms before the attempt it let start). */
-const partsOf = (entries: readonly TraceEntry[], label: string, id: number) =>
+const partsOf = (entries: readonly TrackEntry[], label: string, id: number) =>
   entries
     .filter(
       (entry) =>
@@ -166,7 +67,7 @@ const partsOf = (entries: readonly TraceEntry[], label: string, id: number) =>
     .sort((a, b) => a.start - b.start || a.end - b.end)
 
 describe('installPerformanceTracks in Chromium', () => {
-  let entries: TraceEntry[] = []
+  let entries: TrackEntry[] = []
   let ids: BurstIds
 
   beforeAll(async () => {
@@ -316,7 +217,7 @@ const PALETTE: { readonly [color: string]: string } = {
  * a row per track, a task's waits and attempts one level below it, and
  * overlapping tasks on levels of their own.
  */
-function renderTrace(entries: readonly TraceEntry[]): string {
+function renderTrace(entries: readonly TrackEntry[]): string {
   const t0 = Math.min(...entries.map((entry) => entry.start))
   const t1 = Math.max(...entries.map((entry) => entry.end))
   const width = 1180
@@ -332,7 +233,7 @@ function renderTrace(entries: readonly TraceEntry[]): string {
     )
     const levels: number[] = []
     const bars: string[] = []
-    const bar = (entry: TraceEntry, level: number) => {
+    const bar = (entry: TrackEntry, level: number) => {
       const left = x(entry.start)
       const w = Math.max(2, x(entry.end) - left)
       const top = y + level * 22
