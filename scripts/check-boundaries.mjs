@@ -48,6 +48,10 @@ const MANIFESTS = {
     peers: ['@vega/job-core', 'react'],
     dependencies: [],
   },
+  '@vega/job-vue': {
+    peers: ['@vega/job-core', 'vue'],
+    dependencies: [],
+  },
 }
 
 function checkManifest(manifest) {

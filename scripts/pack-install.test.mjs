@@ -220,6 +220,7 @@ const packageDirs = [
   'job-redis',
   'job-otel',
   'job-react',
+  'job-vue',
 ]
 
 for (const dir of packageDirs) {
@@ -349,6 +350,38 @@ test('@vega/job-react with its peers core and react', () => {
     { offline: false, alongside: ['react@19.3.1', 'react-dom@19.3.1'] },
   )
   assert.deepEqual(installed, ['job-core', 'job-react'])
+  assert.equal(fromEsm, '<p>idle</p> 0 true')
+  assert.equal(fromCjs, '<p>idle</p> 0 true')
+})
+
+// The composables render on the server from both module systems: the
+// component reads 'idle' and nothing runs.
+const vueScript = (load) => `${load}
+const runtime = createRuntime()
+const App = defineComponent({
+  setup() {
+    const { state } = useTask(async (ctx, q) => q)
+    return () => h('p', state.value)
+  },
+})
+Promise.resolve(renderToString(createSSRApp(App).use(createJobPlugin(runtime)))).then((html) => {
+  let error
+  try { createJobPlugin(undefined) } catch (e) { error = e }
+  console.log(html, inspect(runtime).lastSeq, error instanceof TypeError)
+})`
+
+test('@vega/job-vue with its peers core and vue', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-vue'],
+    vueScript(
+      "import { createRuntime, inspect } from '@vega/job-core'\nimport { createJobPlugin, useTask } from '@vega/job-vue'\nimport { createSSRApp, defineComponent, h } from 'vue'\nimport { renderToString } from 'vue/server-renderer'",
+    ),
+    vueScript(
+      "const { createRuntime, inspect } = require('@vega/job-core')\nconst { createJobPlugin, useTask } = require('@vega/job-vue')\nconst { createSSRApp, defineComponent, h } = require('vue')\nconst { renderToString } = require('vue/server-renderer')",
+    ),
+    { offline: false, alongside: ['vue@3.5.45'] },
+  )
+  assert.deepEqual(installed, ['job-core', 'job-vue'])
   assert.equal(fromEsm, '<p>idle</p> 0 true')
   assert.equal(fromCjs, '<p>idle</p> 0 true')
 })

@@ -39,3 +39,42 @@ export function serveFiles(locate: Locate, options?: ServeFilesOptions): Promise
 
 /** `serveFiles(insideRoot(root))`: enough for a built page. */
 export function serveStatic(root: string): Promise<FileServer>
+
+/** `detail.devtools` of a custom track entry (the DevTools extensibility API). */
+export interface TrackEntryDevtools {
+  readonly dataType: string
+  readonly track: string
+  readonly trackGroup: string
+  readonly color: string
+  /** `''` for a `console.timeStamp` entry, which carries none. */
+  readonly tooltipText: string
+  /** `[]` for a `console.timeStamp` entry, which carries none. */
+  readonly properties: readonly (readonly [string, string])[]
+}
+
+/** One custom track entry read back from a trace; times in the trace's µs. */
+export interface TrackEntry {
+  /** `console.timeStamp` with a track, or `performance.measure` with `detail.devtools`. */
+  readonly api: 'timeStamp' | 'measure'
+  readonly name: string
+  readonly start: number
+  readonly end: number
+  readonly devtools: TrackEntryDevtools
+}
+
+/**
+ * The custom track entries of a parsed Chromium trace (`{ traceEvents }` or
+ * the bare array), sorted by start, the longer first on a tie. User timing
+ * without `detail.devtools` and time stamps without a track are left out.
+ */
+export function trackEntriesOf(trace: unknown): TrackEntry[]
+
+/**
+ * Records a trace of `page` through the DevTools protocol (`Tracing.start`,
+ * `action()`, `Tracing.end`) and returns its custom track entries: what the
+ * Performance panel would draw in its custom tracks.
+ */
+export function recordTrackEntries(
+  page: Page,
+  action: () => Promise<unknown>,
+): Promise<TrackEntry[]>

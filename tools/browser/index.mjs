@@ -102,3 +102,75 @@ export async function serveFiles(locate, options = {}) {
 export function serveStatic(root) {
   return serveFiles(insideRoot(root))
 }
+
+// Custom track entries (the DevTools extensibility API) as a Chromium trace
+// holds them: a `console.timeStamp` with a track is one `TimeStamp` event;
+// a `performance.measure` with `detail.devtools` is a 'b' and an 'e' event
+// of one id in `blink.user_timing` (the trace may list the 'e' first), or a
+// single 'n' event when it lasted 0 ms (the page's clock is coarse).
+export function trackEntriesOf(trace) {
+  const events = Array.isArray(trace) ? trace : trace.traceEvents
+  const begins = new Map()
+  const ends = new Map()
+  const entries = []
+  for (const event of events) {
+    const data = event.args?.data
+    const id = `${event.id2?.local}:${event.name}`
+    if (event.name === 'TimeStamp' && data?.track !== undefined) {
+      entries.push({
+        api: 'timeStamp',
+        name: data.message,
+        start: data.start,
+        end: data.end,
+        devtools: {
+          dataType: 'track-entry',
+          track: data.track,
+          trackGroup: data.trackGroup ?? '',
+          color: data.color ?? '',
+          tooltipText: '',
+          properties: [],
+        },
+      })
+    } else if (event.cat === 'blink.user_timing' && (event.ph === 'b' || event.ph === 'n')) {
+      begins.set(id, event)
+      if (event.ph === 'n') ends.set(id, event)
+    } else if (event.cat === 'blink.user_timing' && event.ph === 'e') {
+      ends.set(id, event)
+    }
+  }
+  for (const [id, begin] of begins) {
+    const end = ends.get(id)
+    const detail = begin.args?.detail
+    if (end === undefined || detail === undefined) continue
+    const devtools = JSON.parse(detail).devtools
+    if (devtools === undefined) continue
+    entries.push({ api: 'measure', name: begin.name, start: begin.ts, end: end.ts, devtools })
+  }
+  return entries.sort((a, b) => a.start - b.start || b.end - a.end)
+}
+
+export async function recordTrackEntries(page, action) {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    const complete = new Promise((resolve) =>
+      cdp.once('Tracing.tracingComplete', ({ stream }) => resolve(stream)),
+    )
+    await cdp.send('Tracing.start', {
+      transferMode: 'ReturnAsStream',
+      traceConfig: { includedCategories: ['blink.user_timing', 'devtools.timeline'] },
+    })
+    await action()
+    await cdp.send('Tracing.end')
+    const stream = await complete
+    let text = ''
+    for (;;) {
+      const chunk = await cdp.send('IO.read', { handle: stream })
+      text += chunk.base64Encoded ? Buffer.from(chunk.data, 'base64').toString() : chunk.data
+      if (chunk.eof) break
+    }
+    await cdp.send('IO.close', { handle: stream })
+    return trackEntriesOf(JSON.parse(text))
+  } finally {
+    await cdp.detach()
+  }
+}

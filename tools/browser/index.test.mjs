@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { insideRoot, serveFiles, serveStatic } from './index.mjs'
+import { insideRoot, serveFiles, serveStatic, trackEntriesOf } from './index.mjs'
 
 function scratchRoot() {
   const root = mkdtempSync(join(tmpdir(), 'vega-browser-test-'))
@@ -75,4 +75,95 @@ test('launchChromium names the install command when the browser is missing', () 
     child.stderr,
     /\/nowhere\/chromium is missing: apt-get install -y chromium \(or set CHROMIUM_PATH\)\./,
   )
+})
+
+test('trackEntriesOf reads time stamps with a track and measures with detail.devtools, and nothing else', () => {
+  const devtools = { dataType: 'track-entry', track: 't', trackGroup: 'g', color: 'error' }
+  const detail = JSON.stringify({ devtools })
+  const trace = {
+    traceEvents: [
+      {
+        name: 'TimeStamp',
+        cat: 'devtools.timeline',
+        ph: 'I',
+        ts: 1,
+        args: {
+          data: {
+            message: 'plain',
+            start: 10,
+            end: 30,
+            track: 't',
+            trackGroup: 'g',
+            color: 'primary',
+          },
+        },
+      },
+      {
+        name: 'TimeStamp',
+        cat: 'devtools.timeline',
+        ph: 'I',
+        ts: 2,
+        args: { data: { message: 'no track', start: 5, end: 6 } },
+      },
+      // The 'e' listed before its 'b'.
+      {
+        name: 'failed',
+        cat: 'blink.user_timing',
+        ph: 'e',
+        ts: 40,
+        id2: { local: '0x1' },
+        args: {},
+      },
+      {
+        name: 'failed',
+        cat: 'blink.user_timing',
+        ph: 'b',
+        ts: 20,
+        id2: { local: '0x1' },
+        args: { detail },
+      },
+      {
+        name: 'instant',
+        cat: 'blink.user_timing',
+        ph: 'n',
+        ts: 10,
+        id2: { local: '0x2' },
+        args: { detail },
+      },
+      {
+        name: 'mark only',
+        cat: 'blink.user_timing',
+        ph: 'b',
+        ts: 1,
+        id2: { local: '0x3' },
+        args: { detail: '{"other":1}' },
+      },
+      {
+        name: 'mark only',
+        cat: 'blink.user_timing',
+        ph: 'e',
+        ts: 2,
+        id2: { local: '0x3' },
+        args: {},
+      },
+      {
+        name: 'no end',
+        cat: 'blink.user_timing',
+        ph: 'b',
+        ts: 3,
+        id2: { local: '0x4' },
+        args: { detail },
+      },
+    ],
+  }
+  assert.deepEqual(
+    trackEntriesOf(trace).map(({ api, name, start, end }) => [api, name, start, end]),
+    [
+      ['timeStamp', 'plain', 10, 30],
+      ['measure', 'instant', 10, 10],
+      ['measure', 'failed', 20, 40],
+    ],
+  )
+  assert.deepEqual(trackEntriesOf(trace)[2].devtools, devtools)
+  assert.deepEqual(trackEntriesOf(trace.traceEvents), trackEntriesOf(trace))
 })

@@ -3,61 +3,17 @@
 // Vite's dev server (React's development build, where StrictMode replays
 // every mount) and on the production build served by `vite preview`. Every
 // request that is not for 127.0.0.1 is refused: the page works offline.
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { keepOffline, launchChromium } from '@vega/browser'
 import type { Browser, Page } from 'playwright-core'
-import { createServer, preview } from 'vite'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { devServer, productionBuild, type Served } from './servers.js'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-const CONFIG = fileURLToPath(new URL('../vite.config.ts', import.meta.url))
 const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url))
 // Long enough that a step the test takes "mid-task" is mid-task on a busy machine.
 const LATENCY = 3_000
-
-interface Served {
-  readonly url: string
-  close(): Promise<void>
-}
-
-function urlOf(server: { address(): AddressInfo | string | null } | null | undefined): string {
-  const address = server?.address()
-  if (address === null || address === undefined || typeof address === 'string') {
-    throw new Error('the server has no TCP address')
-  }
-  return `http://127.0.0.1:${address.port}/`
-}
-
-async function devServer(): Promise<Served> {
-  const server = await createServer({
-    configFile: CONFIG,
-    root: `${ROOT}web`,
-    logLevel: 'error',
-    server: { port: 0, strictPort: false },
-  })
-  await server.listen()
-  return { url: urlOf(server.httpServer), close: () => server.close() }
-}
-
-async function productionBuild(): Promise<Served> {
-  if (!existsSync(`${ROOT}dist/index.html`)) {
-    throw new Error(
-      'dist/index.html is missing: run `pnpm test:e2e` from the root, which builds first.',
-    )
-  }
-  const server = await preview({
-    configFile: CONFIG,
-    root: `${ROOT}web`,
-    logLevel: 'error',
-    preview: { port: 0, strictPort: false },
-  })
-  return {
-    url: urlOf(server.httpServer),
-    close: () => new Promise<void>((resolve) => server.httpServer.close(() => resolve())),
-  }
-}
 
 let browser: Browser
 
@@ -124,8 +80,9 @@ async function checkNoDevtools(page: Page): Promise<void> {
 }
 
 describe.each([
-  // The devtools' bridge is one more bus listener on the runtime.
-  ['the dev server', devServer, { listeners: 2 }, checkDevtoolsPanel],
+  // The devtools' bridge and the performance tracks are two more bus
+  // listeners on the runtime.
+  ['the dev server', devServer, { listeners: 3 }, checkDevtoolsPanel],
   // Every size inspect() reports is zero, but for the JobProvider's one bus
   // listener while the app is mounted.
   ['the production build', productionBuild, { listeners: 1 }, checkNoDevtools],

@@ -11,3 +11,9 @@ export type {
   Retention,
 } from './options.js'
 export { STATE_STYLES, type StateStyle, stateStyle } from './palette.js'
+export {
+  installPerformanceTracks,
+  type PerformanceTracksOptions,
+  type PerformanceTrackTask,
+  performanceTracksSupported,
+} from './performance-tracks.js'

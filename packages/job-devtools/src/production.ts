@@ -63,3 +63,9 @@ export function defineDevtoolsElement(): undefined {
  */
 export const DEVTOOLS_TAG_NAME = 'vega-job-devtools'
 export { STATE_STYLES, type StateStyle, stateStyle } from './palette.js'
+export {
+  installPerformanceTracks,
+  type PerformanceTracksOptions,
+  type PerformanceTrackTask,
+  performanceTracksSupported,
+} from './production-performance-tracks.js'
