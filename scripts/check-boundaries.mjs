@@ -43,6 +43,14 @@ const MANIFESTS = {
     peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
     dependencies: ['ioredis'],
   },
+  '@vega/job-distributed': {
+    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
+    dependencies: [],
+  },
+  '@vega/job-postgres': {
+    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler', 'pg'],
+    dependencies: ['@vega/job-distributed'],
+  },
   '@vega/job-react': {
     peers: ['@vega/job-core', 'react'],
     dependencies: [],
