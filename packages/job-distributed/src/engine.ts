@@ -150,6 +150,13 @@ export interface CoordinationEngine {
   readonly factory: string
   /** How long a grant holds without renewal (ms); holders renew, and waiters re-check, every leaseMs / 3. */
   readonly leaseMs: number
+  /**
+   * Whether what one process sends reaches the storage in the order sent (one
+   * connection: Redis). When not (a pool of connections: Postgres), a call's
+   * answer waits until its release was answered, so the caller's next call
+   * with the key finds it free instead of racing the release.
+   */
+  readonly ordered: boolean
   /** Asks for a grant; `to` hears the reply (`late` a grant that came after the timeout). */
   acquireTo(request: AcquireRequest, to: Answer<AcquireReply>): void
   /** Extends a lease. `single`: the key has one slot (limit 1). */

@@ -94,6 +94,24 @@ BEGIN
   RETURN v_fence;
 END $$;
 
+-- A single-slot key whose holder left goes straight to the first live waiter:
+-- granted here, and told by its wake-up (its id and fence), so a hand-off
+-- costs the waiter no round trip. One that missed the wake-up finds the key in
+-- its name at its next re-check.
+CREATE FUNCTION ${s}.hand_over(p_key text, p_lease_ms int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz := clock_timestamp();
+  v_head text;
+  v_fence bigint;
+BEGIN
+  DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
+  SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
+  IF NOT FOUND THEN RETURN; END IF;
+  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = v_head;
+  v_fence := ${s}.grant_key(p_key, v_head, v_now + p_lease_ms * interval '1 millisecond');
+  PERFORM ${s}.wake(p_key, 'g', ARRAY[v_head, v_fence::text]);
+END $$;
+
 -- kind: 1 granted (ids: evicted holders) | 0 waiting (pos, ids: the holder a dedupe follows)
 -- | 2 a dedupe result (payload) | 3 superseded (a keepLatest waiter out of the line)
 CREATE FUNCTION ${s}.acquire(p_key text, p_id text, p_mode text, p_limit int, p_lease_ms int,
@@ -145,6 +163,13 @@ BEGIN
     RETURN;
   END IF;
   -- queue (serialize) and latest (keepLatest): the modes with a line of waiters.
+  IF p_limit = 1 AND EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key AND holder = p_id) THEN
+    -- A release handed the key to this waiting call (its wake-up may be lost or still on the way).
+    UPDATE ${s}.holders SET expires_at = v_until WHERE key = p_key AND holder = p_id;
+    SELECT f.fence INTO fence FROM ${s}.fences f WHERE f.key = p_key;
+    kind := 1;
+    RETURN;
+  END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
   SELECT w.seq INTO v_seq FROM ${s}.waiters w WHERE w.key = p_key AND w.waiter = p_id;
   IF FOUND THEN
@@ -199,7 +224,8 @@ END $$;
 -- Drops the holder; kind 'result' stores the leader's outcome for its followers
 -- (only if some wait, and only while it still holds the key), 'wake' wakes them,
 -- 'plain' wakes the head of the line. → whether it still held the key.
-CREATE FUNCTION ${s}.release(p_key text, p_id text, p_kind text, p_payload text, p_lease_ms int)
+CREATE FUNCTION ${s}.release(p_key text, p_id text, p_kind text, p_payload text, p_lease_ms int,
+  p_single boolean)
 RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   v_followed boolean;
@@ -217,7 +243,12 @@ BEGIN
     END IF;
   ELSIF p_kind = 'wake' THEN
     IF v_followed THEN PERFORM ${s}.wake(p_key, 'w', NULL); END IF;
+  ELSIF p_single THEN
+    IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
+      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+    END IF;
   ELSE
+    -- One slot came free: wake the first waiter only, not the whole line.
     SELECT waiter INTO v_head FROM ${s}.waiters
       WHERE key = p_key AND expires_at > clock_timestamp() ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
@@ -225,16 +256,31 @@ BEGIN
   RETURN true;
 END $$;
 
--- A waiter gives up its place; the next in line is woken when the head left.
-CREATE FUNCTION ${s}.leave(p_key text, p_id text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- A waiter gives up its place, or the key itself when a release handed it
+-- over meanwhile (then the key goes on to the next); when the head left, the
+-- one behind it may now fit.
+CREATE FUNCTION ${s}.leave(p_key text, p_id text, p_lease_ms int, p_single boolean)
+RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   v_seq bigint;
   v_head text;
 BEGIN
   PERFORM ${s}.lock_key(p_key);
+  IF p_single THEN
+    DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id;
+    IF FOUND THEN
+      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      RETURN true;
+    END IF;
+  END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = p_id RETURNING seq INTO v_seq;
   IF NOT FOUND THEN RETURN false; END IF;
-  IF NOT EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN
+  IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN RETURN true; END IF;
+  IF p_single THEN
+    IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
+      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+    END IF;
+  ELSE
     SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;

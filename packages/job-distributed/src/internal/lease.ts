@@ -41,6 +41,9 @@ export class Lease implements Answer<boolean> {
   runId: string | undefined
   lostWith: LeaseLostError | undefined
   private ended = false
+  /** Made when a caller waits for the release's answer (an engine that does not keep order). */
+  private releasedWaiter: Deferred<void> | undefined
+  private releaseAnswered = false
   private timer: NodeJS.Timeout | undefined
   private validUntil = 0
   /** Made when a body first asks for the token: most never do, and an unread rejection costs a stack trace. */
@@ -162,12 +165,30 @@ export class Lease implements Answer<boolean> {
 
   /** The release's reply (Answer): the storage has the key back. */
   answered(): void {
-    this.home.releaseDone()
+    this.releaseSettled()
   }
 
   /** The release could not reach the storage (Answer): the lease expires by itself within leaseMs. */
   failed(): void {
+    this.releaseSettled()
+  }
+
+  private releaseSettled(): void {
+    this.releaseAnswered = true
+    this.releasedWaiter?.resolve()
     this.home.releaseDone()
+  }
+
+  /**
+   * Resolves once the release was answered (or could not reach the storage,
+   * within connectTimeoutMs); at once when the lease has not ended: a body
+   * still running (one that ignores its signal) never holds its caller's
+   * answer back.
+   */
+  whenReleased(): Promise<void> {
+    if (!this.ended || this.releaseAnswered) return Promise.resolve()
+    this.releasedWaiter ??= deferred()
+    return this.releasedWaiter.promise
   }
 
   private forget(): void {

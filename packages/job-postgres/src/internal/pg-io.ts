@@ -212,15 +212,15 @@ export class PgIO implements CoordinationEngine {
     id: string,
     kind: ReleaseKind,
     payload: string,
-    _single: boolean,
+    single: boolean,
     to: Answer<boolean>,
   ): void {
-    const sql = `SELECT ${this.s}.release(${literal(hash)}, ${literal(id)}, '${kind}', ${literal(payload)}, ${this.leaseArg}) AS released;`
+    const sql = `SELECT ${this.s}.release(${literal(hash)}, ${literal(id)}, '${kind}', ${literal(payload)}, ${this.leaseArg}, ${single}) AS released;`
     this.send('release', () => this.statement(sql).then((row) => row.released === true), to)
   }
 
-  leave(hash: string, id: string): Promise<boolean> {
-    const sql = `SELECT ${this.s}.leave(${literal(hash)}, ${literal(id)}) AS left;`
+  leave(hash: string, id: string, single: boolean): Promise<boolean> {
+    const sql = `SELECT ${this.s}.leave(${literal(hash)}, ${literal(id)}, ${this.leaseArg}, ${single}) AS left;`
     return this.bounded('leave', () => this.statement(sql).then((row) => row.left === true))
   }
 
@@ -231,10 +231,13 @@ export class PgIO implements CoordinationEngine {
     )
   }
 
-  /** Postgres never hands a key over in a message: a woken waiter asks. */
-  handOffServer(): undefined {
-    return undefined
+  /** A hand-off's wake-up names no server: every grant of one schema carries its instance id. */
+  handOffServer(): string | undefined {
+    return this.instance
   }
+
+  /** A pool sends one process's statements on several connections: order between them is not kept. */
+  readonly ordered: boolean = false
 
   listen(listener: WakeListener): void {
     this.listener.start(listener)
