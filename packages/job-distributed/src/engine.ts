@@ -88,6 +88,21 @@ export type AcquireReply =
 export type LeaseVerdict = -1 | 0 | 1
 
 /**
+ * A release that granted the key to the next waiter: its holder id, its
+ * fence, and the storage that granted ('' when the engine names it another way).
+ *
+ * @example
+ * ```ts
+ * const handOff: HandOff = { id: 'a1b2-42.7.1', fence: 8, server: '' }
+ * ```
+ */
+export interface HandOff {
+  readonly id: string
+  readonly fence: number
+  readonly server: string
+}
+
+/**
  * What a wake-up says, once an engine has read it off its wire (Redis
  * sharded pub/sub, Postgres NOTIFY). A wake-up only ever hurries a waiter:
  * the storage is the truth, and every waiter re-checks on its floor anyway.
@@ -163,14 +178,18 @@ export interface CoordinationEngine {
   renew(hash: string, id: string, runId: string, single: boolean): Promise<LeaseVerdict>
   /** Whether a lease is still current, in one round trip. */
   assert(hash: string, id: string, runId: string, single: boolean): Promise<LeaseVerdict>
-  /** Gives the key back; `to` hears whether this call still held it. */
+  /**
+   * Gives the key back; `to` hears whether this call still held it, or the
+   * hand-off when the release granted the key to the next waiter (a waiter of
+   * this process then starts on the reply, not on its wake-up).
+   */
   releaseTo(
     hash: string,
     id: string,
     kind: ReleaseKind,
     payload: string,
     single: boolean,
-    to: Answer<boolean>,
+    to: Answer<boolean | HandOff>,
   ): void
   /** Gives up a waiter's place, or the key if a release handed it over meanwhile. */
   leave(hash: string, id: string, single: boolean): Promise<boolean>

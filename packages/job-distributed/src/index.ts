@@ -3,6 +3,7 @@ export { type Codec, jsonCodec } from './codec.js'
 export {
   createDistributedCoordination,
   type DistributedCoordination,
+  type DistributedCounters,
   type DistributedInspection,
   type DistributedSerializeOptions,
   type DistributedSetup,
@@ -12,6 +13,7 @@ export type {
   AcquireReply,
   AcquireRequest,
   CoordinationEngine,
+  HandOff,
   LeaseVerdict,
   ReleaseKind,
   WakeListener,

@@ -98,18 +98,17 @@ END $$;
 -- granted here, and told by its wake-up (its id and fence), so a hand-off
 -- costs the waiter no round trip. One that missed the wake-up finds the key in
 -- its name at its next re-check.
-CREATE FUNCTION ${s}.hand_over(p_key text, p_lease_ms int) RETURNS void LANGUAGE plpgsql AS $$
+CREATE FUNCTION ${s}.hand_over(p_key text, p_lease_ms int, OUT head text, OUT fence bigint)
+LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := clock_timestamp();
-  v_head text;
-  v_fence bigint;
 BEGIN
   DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
-  SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
+  SELECT w.waiter INTO head FROM ${s}.waiters w WHERE w.key = p_key ORDER BY w.seq LIMIT 1;
   IF NOT FOUND THEN RETURN; END IF;
-  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = v_head;
-  v_fence := ${s}.grant_key(p_key, v_head, v_now + p_lease_ms * interval '1 millisecond');
-  PERFORM ${s}.wake(p_key, 'g', ARRAY[v_head, v_fence::text]);
+  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = head;
+  fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond');
+  PERFORM ${s}.wake(p_key, 'g', ARRAY[head, fence::text]);
 END $$;
 
 -- kind: 1 granted (ids: evicted holders) | 0 waiting (pos, ids: the holder a dedupe follows)
@@ -223,17 +222,19 @@ END $$;
 
 -- Drops the holder; kind 'result' stores the leader's outcome for its followers
 -- (only if some wait, and only while it still holds the key), 'wake' wakes them,
--- 'plain' wakes the head of the line. → whether it still held the key.
+-- 'plain' hands a single-slot key to the head of the line (head, fence) or
+-- wakes the head of a line with more slots. released: whether it still held the key.
 CREATE FUNCTION ${s}.release(p_key text, p_id text, p_kind text, p_payload text, p_lease_ms int,
-  p_single boolean)
-RETURNS boolean LANGUAGE plpgsql AS $$
+  p_single boolean, OUT released boolean, OUT head text, OUT fence bigint)
+LANGUAGE plpgsql AS $$
 DECLARE
   v_followed boolean;
   v_head text;
 BEGIN
   PERFORM ${s}.lock_key(p_key);
   DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id RETURNING followed INTO v_followed;
-  IF NOT FOUND THEN RETURN false; END IF;
+  released := FOUND;
+  IF NOT released THEN RETURN; END IF;
   IF p_kind = 'result' THEN
     IF v_followed THEN
       INSERT INTO ${s}.results (key, leader, payload, expires_at)
@@ -245,7 +246,7 @@ BEGIN
     IF v_followed THEN PERFORM ${s}.wake(p_key, 'w', NULL); END IF;
   ELSIF p_single THEN
     IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
-      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      SELECT h.head, h.fence INTO head, fence FROM ${s}.hand_over(p_key, p_lease_ms) h;
     END IF;
   ELSE
     -- One slot came free: wake the first waiter only, not the whole line.
@@ -253,7 +254,6 @@ BEGIN
       WHERE key = p_key AND expires_at > clock_timestamp() ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
-  RETURN true;
 END $$;
 
 -- A waiter gives up its place, or the key itself when a release handed it

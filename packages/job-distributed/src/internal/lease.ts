@@ -1,6 +1,6 @@
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Answer } from '../bounded.js'
-import type { CoordinationEngine, ReleaseKind } from '../engine.js'
+import type { CoordinationEngine, HandOff, ReleaseKind } from '../engine.js'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
 import { type Deferred, deferred, quiet } from './deferred.js'
@@ -27,6 +27,8 @@ export interface LeaseHome {
   readonly leases: Map<string, Lease>
   releaseStarted(): void
   releaseDone(): void
+  /** The release handed the key on: a waiter of this process starts on the reply, not on its wake-up. */
+  handedOff(handOff: HandOff): void
 }
 
 /**
@@ -36,7 +38,7 @@ export interface LeaseHome {
  * lease learns it on its first tick, before its body can hand out a value),
  * and releases at the end.
  */
-export class Lease implements Answer<boolean> {
+export class Lease implements Answer<boolean | HandOff> {
   fence: number | undefined
   runId: string | undefined
   lostWith: LeaseLostError | undefined
@@ -163,8 +165,9 @@ export class Lease implements Answer<boolean> {
     this.io.releaseTo(this.hash, this.holderId, kind, payload, this.single, this)
   }
 
-  /** The release's reply (Answer): the storage has the key back. */
-  answered(): void {
+  /** The release's reply (Answer): the storage has the key back, or gave it to the next waiter. */
+  answered(reply: boolean | HandOff): void {
+    if (typeof reply === 'object') this.home.handedOff(reply)
     this.releaseSettled()
   }
 

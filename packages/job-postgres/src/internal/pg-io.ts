@@ -6,6 +6,7 @@ import {
   bounded,
   boundedTo,
   type CoordinationEngine,
+  type HandOff,
   type LeaseVerdict,
   type ReleaseKind,
   type WakeListener,
@@ -213,10 +214,15 @@ export class PgIO implements CoordinationEngine {
     kind: ReleaseKind,
     payload: string,
     single: boolean,
-    to: Answer<boolean>,
+    to: Answer<boolean | HandOff>,
   ): void {
-    const sql = `SELECT ${this.s}.release(${literal(hash)}, ${literal(id)}, '${kind}', ${literal(payload)}, ${this.leaseArg}, ${single}) AS released;`
-    this.send('release', () => this.statement(sql).then((row) => row.released === true), to)
+    const sql = `SELECT * FROM ${this.s}.release(${literal(hash)}, ${literal(id)}, '${kind}', ${literal(payload)}, ${this.leaseArg}, ${single});`
+    this.send('release', () => this.statement(sql).then((row) => this.parseRelease(row)), to)
+  }
+
+  private parseRelease(row: Record<string, unknown>): boolean | HandOff {
+    if (typeof row.head !== 'string') return row.released === true
+    return { id: row.head, fence: Number(row.fence), server: this.instance ?? '' }
   }
 
   leave(hash: string, id: string, single: boolean): Promise<boolean> {

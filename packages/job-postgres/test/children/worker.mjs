@@ -101,7 +101,7 @@ process.on('message', async (message) => {
   } else if (message.cmd === 'call') {
     call(message).catch((error) => send({ t: 'crash', n: message.n, error: describe(error) }))
   } else if (message.cmd === 'inspect') {
-    send({ t: 'inspect', state: coordination.inspect() })
+    send({ t: 'inspect', state: coordination.inspect(), counters: coordination.counters() })
   } else if (message.cmd === 'shutdown') {
     await shutdown(runtime)
     send({ t: 'inspect', state: coordination.inspect() })
