@@ -71,8 +71,11 @@ ${coordinationFunctions(s, schema)}`,
  */
 function coordinationFunctions(s: string, schema: string): string {
   return `
-CREATE FUNCTION ${s}.lock_key(p_key text) RETURNS void LANGUAGE plpgsql AS $$
+-- Every lock wait of the step that calls it is bounded by p_wait_ms
+-- (lock_timeout, local to the step's transaction).
+CREATE FUNCTION ${s}.lock_key(p_key text, p_wait_ms int) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
   PERFORM 1 FROM ${s}.fences WHERE key = p_key FOR UPDATE;
   IF NOT FOUND THEN
     INSERT INTO ${s}.fences (key, fence) VALUES (p_key, 0) ON CONFLICT (key) DO NOTHING;
@@ -114,7 +117,7 @@ END $$;
 -- kind: 1 granted (ids: evicted holders) | 0 waiting (pos, ids: the holder a dedupe follows)
 -- | 2 a dedupe result (payload) | 3 superseded (a keepLatest waiter out of the line)
 CREATE FUNCTION ${s}.acquire(p_key text, p_id text, p_mode text, p_limit int, p_lease_ms int,
-  p_follow text, p_recheck boolean,
+  p_follow text, p_recheck boolean, p_wait_ms int,
   OUT kind int, OUT fence bigint, OUT pos int, OUT ids text[], OUT payload text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -125,7 +128,7 @@ DECLARE
   v_seq bigint;
   v_holder text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key);
+  PERFORM ${s}.lock_key(p_key, p_wait_ms);
   -- Whoever touches a key sweeps its expired rows (dead processes' leases and places).
   DELETE FROM ${s}.holders WHERE key = p_key AND expires_at <= v_now;
   IF p_mode = 'take' THEN
@@ -201,9 +204,10 @@ BEGIN
 END $$;
 
 -- 1 renewed | 0 not the holder any more | -1 another database (its instance id differs)
-CREATE FUNCTION ${s}.renew(p_key text, p_id text, p_lease_ms int, p_instance text) RETURNS int
-LANGUAGE plpgsql AS $$
+CREATE FUNCTION ${s}.renew(p_key text, p_id text, p_lease_ms int, p_instance text, p_wait_ms int)
+RETURNS int LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
   IF NOT EXISTS (SELECT 1 FROM ${s}.instance WHERE id = p_instance) THEN RETURN -1; END IF;
   UPDATE ${s}.holders SET expires_at = clock_timestamp() + p_lease_ms * interval '1 millisecond'
     WHERE key = p_key AND holder = p_id AND expires_at > clock_timestamp();
@@ -225,13 +229,13 @@ END $$;
 -- 'plain' hands a single-slot key to the head of the line (head, fence) or
 -- wakes the head of a line with more slots. released: whether it still held the key.
 CREATE FUNCTION ${s}.release(p_key text, p_id text, p_kind text, p_payload text, p_lease_ms int,
-  p_single boolean, OUT released boolean, OUT head text, OUT fence bigint)
+  p_single boolean, p_wait_ms int, OUT released boolean, OUT head text, OUT fence bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_followed boolean;
   v_head text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key);
+  PERFORM ${s}.lock_key(p_key, p_wait_ms);
   DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id RETURNING followed INTO v_followed;
   released := FOUND;
   IF NOT released THEN RETURN; END IF;
@@ -259,13 +263,13 @@ END $$;
 -- A waiter gives up its place, or the key itself when a release handed it
 -- over meanwhile (then the key goes on to the next); when the head left, the
 -- one behind it may now fit.
-CREATE FUNCTION ${s}.leave(p_key text, p_id text, p_lease_ms int, p_single boolean)
+CREATE FUNCTION ${s}.leave(p_key text, p_id text, p_lease_ms int, p_single boolean, p_wait_ms int)
 RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   v_seq bigint;
   v_head text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key);
+  PERFORM ${s}.lock_key(p_key, p_wait_ms);
   IF p_single THEN
     DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id;
     IF FOUND THEN
@@ -289,9 +293,10 @@ END $$;
 
 -- The periodic sweep: expired rows of every key (a dead process's leases,
 -- places and stored results), a bounded batch at a time.
-CREATE FUNCTION ${s}.sweep(p_batch int) RETURNS int LANGUAGE plpgsql AS $$
+CREATE FUNCTION ${s}.sweep(p_batch int, p_wait_ms int) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE v_gone int := 0; v_n int;
 BEGIN
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
   DELETE FROM ${s}.holders WHERE ctid IN (SELECT ctid FROM ${s}.holders
     WHERE expires_at <= clock_timestamp() LIMIT p_batch);
   GET DIAGNOSTICS v_n = ROW_COUNT; v_gone := v_gone + v_n;
