@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis-io.js'
-import { openShardedSubscriber, subscribeSharded } from '../sharded-subscriber.js'
+import { ShardedSubscriber } from '../sharded-subscriber.js'
 import type { OwnedPartition } from './partition.js'
 
 /** What a consumer does with what it hears. */
@@ -19,7 +19,7 @@ export interface WakeupHooks {
  * it triggers. A message not heard costs one safety-net period.
  */
 export class Wakeups {
-  private readonly subscriber: RedisClient
+  private readonly subscriber: ShardedSubscriber
   private readonly partitions = new Map<string, OwnedPartition>()
   private closed = false
 
@@ -29,7 +29,7 @@ export class Wakeups {
     private readonly consumerId: string,
     private readonly hooks: WakeupHooks,
   ) {
-    this.subscriber = openShardedSubscriber(redis, (channel, message) =>
+    this.subscriber = new ShardedSubscriber(redis, (channel, message) =>
       this.heard(channel, message),
     )
     this.subscribe(ctl, () => hooks.membershipChanged())
@@ -42,7 +42,7 @@ export class Wakeups {
     for (const channel of [...this.partitions.keys()]) {
       if (wanted.has(channel)) continue
       this.partitions.delete(channel)
-      this.subscriber.sunsubscribe(channel).catch(() => {})
+      this.subscriber.unsubscribe(channel)
     }
     for (const [channel, p] of wanted) {
       const known = this.partitions.get(channel)
@@ -58,7 +58,7 @@ export class Wakeups {
   close(): void {
     this.closed = true
     this.partitions.clear()
-    this.subscriber.disconnect()
+    this.subscriber.close()
   }
 
   private subscribe(channel: string, held: () => void): void {
@@ -66,8 +66,7 @@ export class Wakeups {
     const failed = () => {
       if (channel !== this.ctl) this.partitions.delete(channel)
     }
-    subscribeSharded(
-      this.subscriber,
+    this.subscriber.subscribe(
       channel,
       () => {
         if (!this.closed) held()
