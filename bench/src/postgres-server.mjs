@@ -17,7 +17,14 @@ async function start() {
     who: 'the postgres scenarios',
     folderPrefix: 'vega-bench-postgres-',
   })
+  // Postgres runs detached from this process: stop it on every way out.
   process.on('exit', () => server.killNow())
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      server.killNow()
+      process.exit(130)
+    })
+  }
   return server.url
 }
 
