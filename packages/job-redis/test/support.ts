@@ -1,8 +1,6 @@
-import { type Coordinator, installCoordination, withCoordinator } from '@vega/job-coordination'
+import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import {
   createRuntime,
-  inspect,
-  isCancelledError,
   type Runtime,
   type RuntimeEvent,
   run,
