@@ -1,4 +1,4 @@
-import { LuaScript } from './lua.js'
+import { type LuaScript, ScriptFamily } from './lua.js'
 
 // Every multi-key step is one Lua script: atomic on the primary, and sent by
 // SHA (EVALSHA) after the first call, so a round trip carries a few bytes.
@@ -312,6 +312,9 @@ end
 return 1
 `
 
+/** The coordination's scripts: loaded together on the clients coordinations use. */
+const coordination = new ScriptFamily()
+
 export const scripts: {
   readonly acquire: LuaScript
   readonly renew: LuaScript
@@ -319,9 +322,9 @@ export const scripts: {
   readonly release: LuaScript
   readonly leave: LuaScript
 } = {
-  acquire: new LuaScript(ACQUIRE),
-  renew: new LuaScript(RENEW),
-  assert: new LuaScript(ASSERT),
-  release: new LuaScript(RELEASE),
-  leave: new LuaScript(LEAVE),
+  acquire: coordination.script(ACQUIRE),
+  renew: coordination.script(RENEW),
+  assert: coordination.script(ASSERT),
+  release: coordination.script(RELEASE),
+  leave: coordination.script(LEAVE),
 }

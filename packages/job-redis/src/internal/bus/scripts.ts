@@ -1,7 +1,4 @@
-import { LuaScript } from '../lua.js'
-
-// The package's one loader also sends the bus's pipelined EVALSHAs their scripts first.
-export { preload } from '../lua.js'
+import { type LuaScript, ScriptFamily } from '../lua.js'
 
 import type { RedisClient } from '../redis-io.js'
 
@@ -207,12 +204,23 @@ redis.call('SPUBLISH', ARGV[2], ARGV[1])
 return 1
 `
 
+/** The bus's scripts: loaded together on the clients buses use. */
+const bus = new ScriptFamily()
+
+/**
+ * Loads the bus's scripts on a client before its first pipelined EVALSHA
+ * (see ScriptFamily.preload).
+ */
+export function preload(redis: RedisClient): void {
+  bus.preload(redis)
+}
+
 /** A bus script: keys and arguments apart, the reply as Redis gave it; sent through the package's one loader. */
 export class BusScript {
   private readonly script: LuaScript
 
   constructor(source: string) {
-    this.script = new LuaScript(source)
+    this.script = bus.script(source)
   }
 
   get sha(): string {
