@@ -42,7 +42,15 @@ const MANIFESTS = {
   '@vega/job-redis': {
     // The app makes the ioredis client it passes, so its major is the app's.
     peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler', 'ioredis'],
+    dependencies: ['@vega/job-distributed'],
+  },
+  '@vega/job-distributed': {
+    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
     dependencies: [],
+  },
+  '@vega/job-postgres': {
+    peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler', 'pg'],
+    dependencies: ['@vega/job-distributed'],
   },
   '@vega/job-react': {
     peers: ['@vega/job-core', 'react'],

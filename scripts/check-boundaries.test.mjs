@@ -22,6 +22,7 @@ const coordination = {
 }
 const redis = {
   name: '@vega/job-redis',
+  dependencies: { '@vega/job-distributed': '^1.0.0' },
   peerDependencies: {
     ioredis: '^5.11.1 || ^6.1.0',
     '@vega/job-core': '^1.0.0',
@@ -89,6 +90,7 @@ test('the redis package takes its siblings and ioredis as peers', () => {
   assert.match(problems, /must declare @vega\/job-scheduler in peerDependencies/)
   assert.match(problems, /must declare ioredis in peerDependencies/)
   assert.match(problems, /must take ioredis as a peer, not in dependencies/)
+  assert.match(problems, /must declare @vega\/job-distributed in dependencies/)
   assert.doesNotMatch(problems, /@vega\/job-coordination in peerDependencies/)
   rmSync(root, { recursive: true })
 })

@@ -1,3 +1,11 @@
+export {
+  assertLease,
+  type CoordinatedCall,
+  type FencingToken,
+  fencingToken,
+  LEADER_CONTEXT_MAX_LENGTH,
+  type LeaderContext,
+} from '@vega/job-distributed'
 export { createRedisAggregateBus } from './aggregate-bus.js'
 export type {
   AggregateBusConsumer,
@@ -31,10 +39,3 @@ export {
   RedisUnavailableError,
   RemoteTaskError,
 } from './errors.js'
-export { assertLease, fencingToken } from './fencing.js'
-export type { FencingToken } from './fencing-token.js'
-export {
-  type CoordinatedCall,
-  LEADER_CONTEXT_MAX_LENGTH,
-  type LeaderContext,
-} from './leader-context.js'

@@ -1,0 +1,36 @@
+export { type Answer, bounded, boundedTo, type Unavailable } from './bounded.js'
+export { type Codec, jsonCodec } from './codec.js'
+export {
+  createDistributedCoordination,
+  type DistributedCoordination,
+  type DistributedCounters,
+  type DistributedInspection,
+  type DistributedSerializeOptions,
+  type DistributedSetup,
+} from './create-coordination.js'
+export type {
+  AcquireMode,
+  AcquireReply,
+  AcquireRequest,
+  CoordinationEngine,
+  HandOff,
+  LeaseVerdict,
+  ReleaseKind,
+  WakeListener,
+  WakeMessage,
+} from './engine.js'
+export { isLeaseLostError, isRemoteTaskError, LeaseLostError, RemoteTaskError } from './errors.js'
+export { assertLease, fencingToken } from './fencing.js'
+export type { FencingToken } from './fencing-token.js'
+export {
+  type CoordinatedCall,
+  checkLeaderContext,
+  LEADER_CONTEXT_MAX_LENGTH,
+  type LeaderContext,
+} from './leader-context.js'
+export {
+  type CommonCoordinationOptions,
+  describeValue,
+  type ResolvedCoordinationOptions,
+  resolveCoordinationOptions,
+} from './options.js'

@@ -1,0 +1,96 @@
+import { type Coordinator, defineCoordinator } from '@vega/job-coordination'
+import { isTerminalState } from '@vega/job-core'
+import type { Answer } from '../bounded.js'
+import { Lease } from '../internal/lease.js'
+import type { LocalNode } from '../internal/local-node.js'
+
+/**
+ * The newest call anywhere wins: it cancels its local peers (as the local
+ * restart does), takes a new fence in one round trip that evicts every holder
+ * of the key, and proceeds at once, without waiting for the reply. Evicted
+ * holders in other processes hear it as a wake-up (or at their next renewal)
+ * and are cancelled (`abort`).
+ */
+export function distributedRestart(node: LocalNode): Coordinator {
+  return defineCoordinator('restart', (ctx) => {
+    const where = node.locate(ctx, 'restart')
+    const cancelledPeerIds: number[] = []
+    for (const peer of ctx.peers()) {
+      if (isTerminalState(peer.state)) continue
+      ctx.cancelPeer(peer)
+      cancelledPeerIds.push(peer.id)
+    }
+    if (cancelledPeerIds.length > 0) ctx.emit({ type: 'coordination:restart', cancelledPeerIds })
+    const id = node.nextId(where.task.id)
+    // The holder listens to its key's channel, to hear at once that a newer call elsewhere took the key.
+    const hash = ctx.hash
+    node.io.want(hash)
+    const lease = new Lease(
+      node.io,
+      ctx.hash,
+      id,
+      where.task,
+      where.host,
+      { lost: (error) => ctx.intent.fail(error), evicted: () => ctx.intent.cancel() },
+      node,
+      true,
+    )
+    const sentAt = performance.now()
+    // On an engine that keeps order, a release sent later arrives later; on
+    // one that does not (a pool), the body's release waits for the take's
+    // answer, or it could reach the storage first and leave the take behind.
+    let answered = node.io.ordered
+    let exited = false
+    /** Exited before the take's answer: shutdown waits for the release to come. */
+    let owed = false
+    const endOnce = () => {
+      if (!answered || !exited) return
+      lease.end()
+      node.io.unwant(hash)
+      if (owed) node.releaseDone()
+      owed = false
+    }
+    const request = { hash, id, mode: 'take', limit: 1, follow: '-', recheck: false } as const
+    node.io.acquireTo(request, {
+      answered(reply) {
+        answered = true
+        if (reply.kind !== 'granted') return endOnce()
+        lease.activate(reply.fence, reply.runId, sentAt)
+        endOnce()
+        const remote = reply.evicted.filter((holder) => !node.isLocal(holder))
+        if (remote.length > 0) {
+          // The coordination:restart of a remote holder: no local task id, its holder id instead.
+          const event = {
+            type: 'coordination:restart' as const,
+            cancelledPeerIds: [],
+            remoteHolders: remote,
+          }
+          ctx.emit(event)
+        }
+      },
+      failed(error) {
+        answered = true
+        lease.refuse(error)
+        ctx.intent.fail(error)
+        endOnce()
+      },
+      late(reply) {
+        // A grant nobody waited for: the lease ended already, so give the key back here.
+        if (reply.kind === 'granted') node.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
+      },
+    })
+    const own = ctx.proceed()
+    where.host.onExited(where.task, () => {
+      exited = true
+      if (!answered) {
+        owed = true
+        node.releaseStarted()
+      }
+      endOnce()
+    })
+    return own
+  })
+}
+
+/** A release nobody waits for: unreachable, the lease expires by itself. */
+const IGNORED: Answer<boolean> = { answered() {}, failed() {} }

@@ -1,0 +1,21 @@
+export {
+  assertLease,
+  type Codec,
+  type FencingToken,
+  fencingToken,
+  isLeaseLostError,
+  isRemoteTaskError,
+  jsonCodec,
+  LEADER_CONTEXT_MAX_LENGTH,
+  type LeaderContext,
+  LeaseLostError,
+  RemoteTaskError,
+} from '@vega/job-distributed'
+export {
+  createPostgresCoordination,
+  type PostgresCoordination,
+  type PostgresCoordinationOptions,
+} from './create-postgres-coordination.js'
+export { isPostgresUnavailableError, PostgresUnavailableError } from './errors.js'
+export type { PostgresPool } from './pool.js'
+export { type MigrateOptions, type MigrateReport, migrate, SCHEMA_VERSION } from './schema.js'

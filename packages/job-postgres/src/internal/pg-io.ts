@@ -1,0 +1,306 @@
+import { createHash } from 'node:crypto'
+import {
+  type AcquireReply,
+  type AcquireRequest,
+  type Answer,
+  bounded,
+  boundedTo,
+  type CoordinationEngine,
+  type HandOff,
+  type LeaseVerdict,
+  type ReleaseKind,
+  type WakeListener,
+} from '@vega/job-distributed'
+import { PostgresUnavailableError } from '../errors.js'
+import type { PostgresPool } from '../pool.js'
+import { channelOf, migrate } from '../schema.js'
+import { Listener } from './listener.js'
+
+const NAME = '@vega/job-postgres'
+
+const unavailable = (message: string, operation: string, cause?: unknown) =>
+  new PostgresUnavailableError(
+    `${NAME} ${operation}: ${message}`,
+    operation,
+    cause === undefined ? undefined : { cause },
+  )
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex')
+
+/** The package's statements: one call of a schema function each, prepared once per connection. */
+const STATEMENTS = {
+  acquire: 'SELECT * FROM %s.acquire($1, $2, $3, $4, $5, $6, $7, $8)',
+  renew: 'SELECT %s.renew($1, $2, $3, $4, $5) AS verdict',
+  assert: 'SELECT %s.assert_lease($1, $2, $3) AS verdict',
+  release: 'SELECT * FROM %s.release($1, $2, $3, $4, $5, $6, $7)',
+  leave: 'SELECT %s.leave($1, $2, $3, $4, $5) AS left',
+  holderOf:
+    'SELECT holder FROM %s.holders WHERE key = $1 AND expires_at > clock_timestamp() LIMIT 1',
+  sweep: 'SELECT %s.sweep($1, $2) AS swept',
+} as const
+
+type StatementName = keyof typeof STATEMENTS
+
+export interface PgSettings {
+  readonly pool: PostgresPool
+  readonly schema: string
+  readonly leaseMs: number
+  readonly connectTimeoutMs: number
+  /** How often every expired row is swept (ms). */
+  readonly sweepMs: number
+}
+
+/**
+ * The Postgres engine of the coordination: each step is one round trip, a
+ * call of one of the schema's functions as a named prepared statement (parsed
+ * and planned once per connection). Every lock wait inside it is bounded by
+ * `connectTimeoutMs` on the server (the function sets `lock_timeout`, local
+ * to its own transaction: the app's statements on the same pool keep their
+ * settings), and every step by `connectTimeoutMs` on this side too (a
+ * connection the pool cannot give, a server that does not answer).
+ */
+export class PgIO implements CoordinationEngine {
+  readonly name: string = NAME
+  readonly storage: string = 'Postgres'
+  readonly factory: string = 'createPostgresCoordination'
+  readonly handle: string = 'coordination'
+  readonly runIdName: string = 'instance id'
+  readonly leaseMs: number
+  readonly connectTimeoutMs: number
+  readonly listener: Listener
+  private readonly s: string
+  /** Each statement's text and name (unique per schema: one connection may serve several). */
+  private readonly prepared: Record<StatementName, { readonly name: string; readonly text: string }>
+  /** The schema's instance id (the token's runId), known once the schema is ready. */
+  private instance: string | undefined
+  private ready: Promise<string> | undefined
+  private sweeper: NodeJS.Timeout | undefined
+  /** Per key, the first ask of a line still on the wire (see {@link inLine}). */
+  private readonly lines = new Map<string, Promise<void>>()
+
+  constructor(private readonly settings: PgSettings) {
+    this.leaseMs = settings.leaseMs
+    this.connectTimeoutMs = settings.connectTimeoutMs
+    this.s = `"${settings.schema}"`
+    this.prepared = Object.fromEntries(
+      Object.entries(STATEMENTS).map(([name, text]) => [
+        name,
+        { name: `vega_job:${settings.schema}:${name}`, text: text.replace('%s', this.s) },
+      ]),
+    ) as PgIO['prepared']
+    const pool = settings.pool as unknown as {
+      Client?: new (options: object) => never
+      options?: object
+    }
+    this.listener = new Listener(
+      pool.Client as never,
+      pool.options ?? {},
+      channelOf(settings.schema),
+      md5,
+      Math.min(1000, Math.max(10, Math.floor(settings.leaseMs / 10))),
+      settings.leaseMs,
+    )
+  }
+
+  /** Migrates (once per engine) and learns the instance id. */
+  private prepare(): Promise<string> {
+    this.ready ??= migrate(this.settings.pool, { schema: this.settings.schema })
+      .then(() => this.settings.pool.query(`SELECT id FROM ${this.s}.instance LIMIT 1`))
+      .then((result) => {
+        this.instance = String(result.rows[0]?.id)
+        return this.instance
+      })
+    // A failed first attempt (Postgres down) is tried again by the next call.
+    this.ready.catch(() => {
+      this.ready = undefined
+    })
+    return this.ready
+  }
+
+  /** One statement of ours, once the schema is ready: its first row. */
+  private statement(name: StatementName, values: unknown[]): Promise<Record<string, unknown>> {
+    const send = () =>
+      (this.settings.pool as unknown as PreparedQuery)
+        .query({ ...this.prepared[name], values })
+        .then((result) => result.rows[0] ?? {})
+    if (this.instance !== undefined) return send()
+    return this.prepare().then(send)
+  }
+
+  private send<T>(operation: string, step: () => Promise<T>, to: Answer<T>): void {
+    if ((this.settings.pool as { ending?: boolean }).ending === true) {
+      queueMicrotask(() =>
+        to.failed(
+          unavailable(
+            'the pool was ended (pool.end() was called); create the coordination with an open pool.',
+            operation,
+          ),
+        ),
+      )
+      return
+    }
+    boundedTo(operation, this.connectTimeoutMs, step, to, unavailable, this.storage)
+  }
+
+  private bounded<T>(operation: string, step: () => Promise<T>): Promise<T> {
+    return new Promise<T>((answered, failed) => this.send(operation, step, { answered, failed }))
+  }
+
+  acquireTo(request: AcquireRequest, to: Answer<AcquireReply>): void {
+    const { hash, id, mode, limit, follow, recheck } = request
+    const values = [hash, id, mode, limit, this.leaseMs, follow, recheck, this.connectTimeoutMs]
+    const step = () => this.statement('acquire', values).then((row) => this.parseAcquire(row))
+    // A call's first place in a line: after the one this process asked for before it.
+    if ((mode === 'queue' || mode === 'latest') && !recheck) this.inLine(hash, step, to)
+    else this.send('acquire', step, to)
+  }
+
+  /**
+   * A pool sends one process's statements on several connections, so two
+   * calls asked in order could reach Postgres out of order. A line's first
+   * asks of one key leave this process one at a time, each once the one
+   * before it was answered: the line holds them in the order they were made
+   * here, as the local serialize does. Other keys, and re-checks, never wait.
+   */
+  private inLine(hash: string, step: () => Promise<AcquireReply>, to: Answer<AcquireReply>): void {
+    const before = this.lines.get(hash)
+    let done!: () => void
+    const mine = new Promise<void>((resolve) => {
+      done = resolve
+    })
+    this.lines.set(hash, mine)
+    const next = () => {
+      done()
+      if (this.lines.get(hash) === mine) this.lines.delete(hash)
+    }
+    const answer: Answer<AcquireReply> = {
+      answered(reply) {
+        next()
+        to.answered(reply)
+      },
+      failed(error) {
+        next()
+        to.failed(error)
+      },
+      late: (reply) => to.late?.(reply),
+    }
+    if (before === undefined) this.send('acquire', step, answer)
+    else void before.then(() => this.send('acquire', step, answer))
+  }
+
+  private parseAcquire(row: Record<string, unknown>): AcquireReply {
+    const ids = (row.ids as string[] | null) ?? []
+    switch (row.kind) {
+      case 1:
+        return {
+          kind: 'granted',
+          fence: Number(row.fence),
+          runId: this.instance ?? '?',
+          evicted: ids,
+        }
+      case 2:
+        return { kind: 'result', payload: String(row.payload) }
+      case 3:
+        return SUPERSEDED
+      default:
+        return { kind: 'waiting', position: Number(row.pos ?? 0), others: ids }
+    }
+  }
+
+  renew(hash: string, id: string, runId: string): Promise<LeaseVerdict> {
+    const values = [hash, id, this.leaseMs, runId, this.connectTimeoutMs]
+    return this.bounded('renew', () =>
+      this.statement('renew', values).then((row) => row.verdict as LeaseVerdict),
+    )
+  }
+
+  assert(hash: string, id: string, runId: string): Promise<LeaseVerdict> {
+    return this.bounded('assertLease', () =>
+      this.statement('assert', [hash, id, runId]).then((row) => row.verdict as LeaseVerdict),
+    )
+  }
+
+  releaseTo(
+    hash: string,
+    id: string,
+    kind: ReleaseKind,
+    payload: string,
+    single: boolean,
+    to: Answer<boolean | HandOff>,
+  ): void {
+    const values = [hash, id, kind, payload, this.leaseMs, single, this.connectTimeoutMs]
+    const step = () => this.statement('release', values).then((row) => this.parseRelease(row))
+    this.send('release', step, to)
+  }
+
+  private parseRelease(row: Record<string, unknown>): boolean | HandOff {
+    if (typeof row.head !== 'string') return row.released === true
+    return { id: row.head, fence: Number(row.fence), server: this.instance ?? '' }
+  }
+
+  leave(hash: string, id: string, single: boolean): Promise<boolean> {
+    const values = [hash, id, this.leaseMs, single, this.connectTimeoutMs]
+    return this.bounded('leave', () =>
+      this.statement('leave', values).then((row) => row.left === true),
+    )
+  }
+
+  holderOf(hash: string): Promise<string | null> {
+    return this.bounded('holderOf', () =>
+      this.statement('holderOf', [hash]).then((row) => (row.holder as string | undefined) ?? null),
+    )
+  }
+
+  /** A hand-off's wake-up names no server: every grant of one schema carries its instance id. */
+  handOffServer(): string | undefined {
+    return this.instance
+  }
+
+  /** A pool sends one process's statements on several connections: order between them is not kept. */
+  readonly ordered: boolean = false
+
+  listen(listener: WakeListener): void {
+    this.listener.start(listener)
+    if (this.sweeper !== undefined) return
+    // The periodic sweep: expired rows of keys nobody touches again.
+    this.sweeper = setInterval(() => {
+      bounded(
+        'sweep',
+        this.connectTimeoutMs,
+        () => this.statement('sweep', [SWEEP_BATCH, this.connectTimeoutMs]),
+        unavailable,
+        this.storage,
+      ).catch(() => {})
+    }, this.settings.sweepMs)
+    this.sweeper.unref()
+  }
+
+  want(hash: string): void {
+    this.listener.want(hash)
+  }
+
+  unwant(hash: string): void {
+    this.listener.unwant(hash)
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper !== undefined) clearInterval(this.sweeper)
+    this.sweeper = undefined
+    await this.listener.close()
+  }
+
+  /** pg's Pool has no end event: an ended pool is seen at the next call (`pool.ending`). */
+  onClientEnd(): void {}
+}
+
+/** Rows per table the periodic sweep deletes at most, per pass. */
+const SWEEP_BATCH = 1000
+
+/** pg's query with a config object (a named statement and its values). */
+interface PreparedQuery {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{
+    rows: Record<string, unknown>[]
+  }>
+}
+
+const SUPERSEDED: AcquireReply = Object.freeze({ kind: 'superseded' })
