@@ -11,6 +11,26 @@ export {
   LeaseLostError,
   RemoteTaskError,
 } from '@vega/job-distributed'
+export { createPostgresAggregateBus } from './aggregate-bus.js'
+export type {
+  AggregateBusConsumer,
+  BusMessage,
+  BusRetryPolicy,
+  ConsumeOptions,
+  ConsumerStats,
+  DeadLetter,
+  Delivery,
+  DeliveryHandler,
+  PartitionStats,
+  PostgresAggregateBus,
+  PostgresAggregateBusOptions,
+  SendOptions,
+  SendReceipt,
+  StopOptions,
+  StopReport,
+  TransactionalDelivery,
+  TransactionalHandler,
+} from './bus-types.js'
 export {
   createPostgresCoordination,
   type PostgresCoordination,

@@ -1,0 +1,379 @@
+import { hostname } from 'node:os'
+import { assertKnownKeys } from '@vega/job-core'
+import { type Codec, jsonCodec } from '@vega/job-distributed'
+import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
+import type { Pool, PoolClient } from 'pg'
+import type {
+  AggregateBusConsumer,
+  BusMessage,
+  ConsumeOptions,
+  DeadLetter,
+  PostgresAggregateBus,
+  PostgresAggregateBusOptions,
+  SendOptions,
+  SendReceipt,
+} from './bus-types.js'
+import { PostgresUnavailableError } from './errors.js'
+import { BusConsumer } from './internal/bus/consumer.js'
+import type { AnyHandler } from './internal/bus/handling.js'
+import { BusListener } from './internal/bus/listener.js'
+import { resolveRetry } from './internal/bus/retry.js'
+import { PostgresBusStore } from './internal/bus/store.js'
+import { channelOf, checkSchema, migrate } from './schema.js'
+
+const MAX_PARTITIONS = 16_384
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'object' && value !== null) {
+    return `an object (${value.constructor?.name ?? 'Object'})`
+  }
+  return String(value)
+}
+
+function checkPool(pool: unknown): Pool {
+  const where = 'createPostgresAggregateBus(options)'
+  if (pool === undefined || pool === null) {
+    throw new TypeError(
+      `${where}: pool is missing; pass a pg Pool: { pool: new Pool({ connectionString }), … }.`,
+    )
+  }
+  const candidate = pool as { query?: unknown; connect?: unknown; Client?: unknown }
+  if (
+    typeof candidate.query !== 'function' ||
+    typeof candidate.connect !== 'function' ||
+    typeof candidate.Client !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describe(pool)}.`,
+    )
+  }
+  if ((pool as { ending?: unknown }).ending === true) {
+    throw new TypeError(`${where}: pool has been ended (pool.end()); pass an open one.`)
+  }
+  return pool as Pool
+}
+
+function checkInteger(
+  where: string,
+  name: string,
+  value: unknown,
+  min: number,
+  max: number,
+): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(
+      `${where}: ${name} must be an integer from ${min} to ${max}, got ${describe(value)}.`,
+    )
+  }
+  return value
+}
+
+/** A named aggregate "context.Aggregate", checked where the user passed it. */
+function checkAggregate(where: string, aggregate: unknown): string {
+  if (typeof aggregate !== 'string' || /\s/.test(aggregate)) {
+    throw new TypeError(
+      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order', got ${describe(aggregate)}.`,
+    )
+  }
+  try {
+    toNamedAggregate(aggregate)
+  } catch {
+    throw new TypeError(
+      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order' (one dot, both parts non-empty), got ${describe(aggregate)}.`,
+    )
+  }
+  return aggregate
+}
+
+function checkClient(where: string, client: unknown): PoolClient {
+  const candidate = client as Partial<PoolClient> | null
+  if (
+    candidate === null ||
+    typeof candidate !== 'object' ||
+    typeof candidate.query !== 'function' ||
+    typeof candidate.release !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describe(client)}.`,
+    )
+  }
+  return client as PoolClient
+}
+
+/**
+ * Warns about errors a consumer recovers from, at most once per lease period
+ * per consumer and operation (`tick`, `read`, `ack`, …): a Postgres that
+ * stops answering shows every step it stopped, not only the first.
+ */
+function throttledWarning(leaseMs: number, id: string): (error: unknown) => void {
+  const byOperation = new Map<string, { last: number; muted: number }>()
+  return (error) => {
+    const operation = error instanceof PostgresUnavailableError ? error.operation : 'other'
+    let entry = byOperation.get(operation)
+    if (entry === undefined) {
+      entry = { last: Number.NEGATIVE_INFINITY, muted: 0 }
+      byOperation.set(operation, entry)
+    }
+    const now = performance.now()
+    if (now - entry.last < leaseMs) {
+      entry.muted++
+      return
+    }
+    entry.last = now
+    const more = entry.muted > 0 ? ` (${entry.muted} more since the last warning)` : ''
+    entry.muted = 0
+    console.warn(`@vega/job-postgres bus consumer ${id}: ${String(error)}${more}; it retries.`)
+  }
+}
+
+const BUS_OPTIONS = ['pool', 'schema', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
+const SEND_OPTIONS = ['client']
+const CONSUME_OPTIONS = ['parallelism', 'retry', 'transaction']
+const RETRY_OPTIONS = ['attempts', 'delay', 'retryIf']
+
+let consumers = 0
+
+/**
+ * Per-aggregate order across processes (Wow's aggregate dispatching,
+ * distributed), on Postgres. `send` adds a message to partition
+ * `toGroupKey(id, partitions)` of its aggregate — the JVM-compatible key,
+ * so a Kotlin Wow service agrees on where an id lives — and with
+ * `{ client }` does it inside the caller's transaction: the message exists
+ * only if that transaction commits, and its place in the id's order is the
+ * order of commit. Every `consume` in any process joins the aggregate's
+ * consumers; each partition is owned by one live consumer at a time under
+ * a fenced lease, partitions spread evenly (none owns more than
+ * ⌈partitions / live⌉ once stable) and move when consumers come and go.
+ * Inside a consumer an owned partition feeds a local `AggregateDispatcher`:
+ * one message at a time per id, in commit order.
+ *
+ * Delivery is at-least-once: a message is acknowledged (deleted) after its
+ * handler settled, and the id's next message starts only once that is
+ * confirmed; a consumer that dies leaves its unacknowledged messages to the
+ * next owner, which handles them first. With `{ transaction: true }` the
+ * handler gets `delivery.tx`, and its writes through it commit with the
+ * acknowledgement or not at all: exactly once. A handler that keeps
+ * throwing sends its message to the dead letters; the id's later messages
+ * go on. The tables are created by `migrate(pool)`, run once by the bus
+ * itself if the application did not. Throws `TypeError` / `RangeError` for
+ * bad options, before touching Postgres.
+ *
+ * @example
+ * ```ts
+ * import { createPostgresAggregateBus } from '@vega/job-postgres'
+ * import pg from 'pg'
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL })
+ * const bus = createPostgresAggregateBus({ pool, partitions: 64, leaseMs: 10_000 })
+ * await bus.send({ aggregate: 'sales.Order', id: 'order-7', body: { type: 'pay' } }) // producer
+ * const consumer = bus.consume('sales.Order', async ({ id, body, fence }) => apply(id, body, fence), {
+ *   parallelism: 16,
+ * }) // every worker process
+ * process.once('SIGTERM', () => void consumer.stop({ mode: 'drain', deadline: 10_000 }))
+ * ```
+ */
+export function createPostgresAggregateBus(
+  options: PostgresAggregateBusOptions,
+): PostgresAggregateBus {
+  const where = 'createPostgresAggregateBus(options)'
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(
+      `${where}: options must be an object such as { pool, partitions: 64, leaseMs: 10_000 }.`,
+    )
+  }
+  assertKnownKeys(where, options, BUS_OPTIONS)
+  const pool = checkPool(options.pool)
+  const schema = checkSchema(options.schema ?? 'vega_job', where)
+  if (options.partitions === undefined) {
+    throw new TypeError(
+      `${where}: partitions is missing; pass the number of partitions per aggregate (for example 64), the same in every process.`,
+    )
+  }
+  const partitions = checkInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
+  if (options.leaseMs === undefined) {
+    throw new TypeError(
+      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
+    )
+  }
+  const leaseMs = checkInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
+  const codec: Codec = options.codec ?? jsonCodec
+  if (
+    codec === null ||
+    typeof codec !== 'object' ||
+    typeof codec.encode !== 'function' ||
+    typeof codec.decode !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describe(codec)}.`,
+    )
+  }
+  const connectTimeoutMs = checkInteger(
+    where,
+    'connectTimeoutMs (ms)',
+    options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
+    1,
+    2 ** 31 - 1,
+  )
+  // The schema's migrations, once per bus (and never twice at once); a failure is tried again at the next step.
+  let migrated: Promise<void> | undefined
+  const ready = (): Promise<void> => {
+    migrated ??= migrate(pool, { schema }).then(
+      () => {},
+      (error: unknown) => {
+        migrated = undefined
+        throw error
+      },
+    )
+    return migrated
+  }
+  const channel = `${channelOf(schema)}:bus`
+  const store = new PostgresBusStore(pool, `"${schema}"`, channel, connectTimeoutMs, ready)
+  let listener: BusListener | undefined
+
+  const send = <B>(message: BusMessage<B>, sendOptions: SendOptions = {}): Promise<SendReceipt> => {
+    const at = 'bus.send(message, options)'
+    if (message === null || typeof message !== 'object') {
+      throw new TypeError(
+        `${at}: message must be an object such as { aggregate: 'sales.Order', id: 'order-7', body }.`,
+      )
+    }
+    const aggregate = checkAggregate(at, message.aggregate)
+    const { id } = message
+    if (typeof id !== 'string' || id === '') {
+      throw new TypeError(
+        `${at}: id must be a non-empty string (the aggregate id), got ${describe(id)}.`,
+      )
+    }
+    if (sendOptions === null || typeof sendOptions !== 'object') {
+      throw new TypeError(`${at}: options must be an object such as { client: tx }.`)
+    }
+    assertKnownKeys(at, sendOptions, SEND_OPTIONS)
+    const client =
+      sendOptions.client === undefined ? undefined : checkClient(at, sendOptions.client)
+    let text: string
+    try {
+      text = codec.encode(message.body)
+    } catch (error) {
+      throw new TypeError(
+        `${at}: the body of ${aggregate} ${id} cannot be encoded by the bus's codec: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      )
+    }
+    const partition = toGroupKey(id, partitions)
+    return store
+      .send(aggregate, partition, id, text, client)
+      .then((entryId) => ({ partition, entryId }))
+  }
+
+  const consume = (
+    aggregate: string,
+    handler: unknown,
+    consumeOptions: ConsumeOptions = {},
+  ): AggregateBusConsumer => {
+    const at = 'bus.consume(aggregate, handler, options)'
+    checkAggregate(at, aggregate)
+    if (typeof handler !== 'function') {
+      throw new TypeError(
+        `${at}: handler must be a function (delivery, signal) => …, got ${describe(handler)}.`,
+      )
+    }
+    if (consumeOptions === null || typeof consumeOptions !== 'object') {
+      throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
+    }
+    assertKnownKeys(at, consumeOptions, CONSUME_OPTIONS)
+    const parallelism = checkInteger(at, 'parallelism', consumeOptions.parallelism ?? 16, 1, 10_000)
+    const transaction = consumeOptions.transaction ?? false
+    if (typeof transaction !== 'boolean') {
+      throw new TypeError(`${at}: transaction must be true or false, got ${describe(transaction)}.`)
+    }
+    const retryOption = consumeOptions.retry ?? 3
+    let retry: ReturnType<typeof resolveRetry>
+    if (typeof retryOption === 'number') {
+      retry = resolveRetry(
+        checkInteger(at, 'retry', retryOption, 1, 1_000_000),
+        undefined,
+        undefined,
+      )
+    } else if (retryOption !== null && typeof retryOption === 'object') {
+      assertKnownKeys(`${at} retry`, retryOption, RETRY_OPTIONS)
+      const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
+      const { delay, retryIf } = retryOption
+      if (
+        delay !== undefined &&
+        typeof delay !== 'function' &&
+        (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
+      ) {
+        throw new RangeError(
+          `${at}: retry.delay must be a number of ms ≥ 0 or a function (attempt, error) => ms, got ${describe(delay)}.`,
+        )
+      }
+      if (retryIf !== undefined && typeof retryIf !== 'function') {
+        throw new TypeError(
+          `${at}: retry.retryIf must be a function (error, attempt) => boolean, got ${describe(retryIf)}.`,
+        )
+      }
+      retry = resolveRetry(attempts, delay, retryIf)
+    } else {
+      throw new TypeError(
+        `${at}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describe(retryOption)}.`,
+      )
+    }
+    const id = `${hostname()}:${process.pid}:${++consumers}${Math.random().toString(36).slice(2, 6)}`
+    const onError = throttledWarning(leaseMs, id)
+    listener ??= new BusListener(pool, channel, connectTimeoutMs, ready, onError)
+    return new BusConsumer(
+      {
+        store,
+        listener,
+        aggregate,
+        named: toNamedAggregate(aggregate),
+        partitions,
+        leaseMs,
+        connectTimeoutMs,
+        codec,
+        parallelism,
+        retry,
+        transaction,
+        onError,
+        id,
+      },
+      handler as AnyHandler,
+    )
+  }
+
+  const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
+    const at = 'bus.deadLetters(aggregate, count)'
+    checkAggregate(at, aggregate)
+    checkInteger(at, 'count', count, 1, 1_000_000)
+    const rows = await store.deadLetters(aggregate, count)
+    return rows.map((row) => {
+      let body: unknown
+      try {
+        body = codec.decode(row.body)
+      } catch {
+        body = row.body
+      }
+      return {
+        deadId: row.deadId,
+        aggregate,
+        id: row.id,
+        body: body as B,
+        partition: row.partition,
+        entryId: row.pos,
+        attempts: row.attempts,
+        error: { name: row.errorName, message: row.errorMessage },
+        consumerId: row.consumer,
+        fence: row.fence,
+      }
+    })
+  }
+
+  return Object.freeze({
+    partitions,
+    send,
+    consume: consume as PostgresAggregateBus['consume'],
+    deadLetters,
+  })
+}
