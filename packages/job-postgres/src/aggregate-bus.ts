@@ -371,6 +371,7 @@ export function createPostgresAggregateBus(
   }
 
   return Object.freeze({
+    system: 'postgresql' as const,
     partitions,
     send,
     consume: consume as PostgresAggregateBus['consume'],

@@ -345,6 +345,8 @@ export interface DeadLetter<B = unknown> {
  * ```
  */
 export interface PostgresAggregateBus {
+  /** What it runs on, as OpenTelemetry's `messaging.system` names it (`@vega/job-otel` reads it). */
+  readonly system: 'postgresql'
   readonly partitions: number
   /**
    * Adds a message to the id's partition (inside the caller's transaction
