@@ -1,6 +1,13 @@
+import { installCoordination } from '@vega/job-coordination'
+import { createRuntime, type Runtime, type RuntimeEvent, subscribe } from '@vega/job-core'
 import { type PostgresServer, startPostgresServer } from '@vega/postgres-server'
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
+import {
+  createPostgresCoordination,
+  type PostgresCoordination,
+  type PostgresCoordinationOptions,
+} from '../src/index.js'
 
 /** One real Postgres for a test file: started before its tests, removed after. */
 export function usePostgres(): { readonly server: PostgresServer; readonly url: string } {
@@ -47,4 +54,40 @@ export async function rows<T = Record<string, unknown>>(
   values?: unknown[],
 ): Promise<T[]> {
   return (await pool.query(text, values)).rows as T[]
+}
+
+export interface Setup {
+  readonly pool: pg.Pool
+  readonly coordination: PostgresCoordination
+  readonly runtime: Runtime
+  readonly events: RuntimeEvent[]
+  readonly schema: string
+}
+
+/** One "process": a pool of its own, a coordination on a fresh schema (unless given), a runtime. */
+export function setup(
+  url: string,
+  options: Partial<PostgresCoordinationOptions> & { poolMax?: number } = {},
+): Setup {
+  const { poolMax, ...rest } = options
+  const pool = (rest.pool as pg.Pool | undefined) ?? poolOf(url, { max: poolMax ?? 4 })
+  const schema = rest.schema ?? freshSchema()
+  const coordination = createPostgresCoordination({ pool, schema, leaseMs: 1500, ...rest })
+  const runtime = createRuntime({ plugins: [installCoordination, coordination.plugin] })
+  const events: RuntimeEvent[] = []
+  subscribe(runtime, (event) => events.push(event))
+  return { pool, coordination, runtime, events, schema }
+}
+
+/** Resolves once `condition` holds (checked every 10 ms); rejects after `ms`. */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }

@@ -68,6 +68,8 @@ export class PgIO implements CoordinationEngine {
   private instance: string | undefined
   private ready: Promise<string> | undefined
   private sweeper: NodeJS.Timeout | undefined
+  /** Per key, the first ask of a line still on the wire (see {@link inLine}). */
+  private readonly lines = new Map<string, Promise<void>>()
 
   constructor(private readonly settings: PgSettings) {
     this.leaseMs = settings.leaseMs
@@ -133,7 +135,43 @@ export class PgIO implements CoordinationEngine {
   acquireTo(request: AcquireRequest, to: Answer<AcquireReply>): void {
     const { hash, id, mode, limit, follow, recheck } = request
     const sql = `SELECT * FROM ${this.s}.acquire(${literal(hash)}, ${literal(id)}, '${mode}', ${limit}, ${this.leaseArg}, ${literal(follow)}, ${recheck});`
-    this.send('acquire', () => this.statement(sql).then((row) => this.parseAcquire(row)), to)
+    const step = () => this.statement(sql).then((row) => this.parseAcquire(row))
+    // A call's first place in a line: after the one this process asked for before it.
+    if ((mode === 'queue' || mode === 'latest') && !recheck) this.inLine(hash, step, to)
+    else this.send('acquire', step, to)
+  }
+
+  /**
+   * A pool sends one process's statements on several connections, so two
+   * calls asked in order could reach Postgres out of order. A line's first
+   * asks of one key leave this process one at a time, each once the one
+   * before it was answered: the line holds them in the order they were made
+   * here, as the local serialize does. Other keys, and re-checks, never wait.
+   */
+  private inLine(hash: string, step: () => Promise<AcquireReply>, to: Answer<AcquireReply>): void {
+    const before = this.lines.get(hash)
+    let done!: () => void
+    const mine = new Promise<void>((resolve) => {
+      done = resolve
+    })
+    this.lines.set(hash, mine)
+    const next = () => {
+      done()
+      if (this.lines.get(hash) === mine) this.lines.delete(hash)
+    }
+    const answer: Answer<AcquireReply> = {
+      answered(reply) {
+        next()
+        to.answered(reply)
+      },
+      failed(error) {
+        next()
+        to.failed(error)
+      },
+      late: (reply) => to.late?.(reply),
+    }
+    if (before === undefined) this.send('acquire', step, answer)
+    else void before.then(() => this.send('acquire', step, answer))
   }
 
   private parseAcquire(row: Record<string, unknown>): AcquireReply {
