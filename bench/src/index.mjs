@@ -34,6 +34,7 @@ const SCENARIOS = [
   ['redis-overhead', './redis-overhead.mjs'],
   ['redis-serialize', './redis-serialize.mjs'],
   ['redis-bus', './redis-bus.mjs'],
+  ['postgres-bus', './postgres-bus.mjs'],
   ['otel', './10-otel.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']
