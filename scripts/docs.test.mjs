@@ -26,7 +26,8 @@
 //   what it shows with node:assert (an `assert(` or `assert.x(` call).
 //
 // Every program gets REDIS_URL (a throwaway redis-server started here) and a
-// unique PREFIX, so a Redis sample can read them.
+// unique PREFIX, so a Redis sample can read them; and POSTGRES_URL (a
+// throwaway Postgres started here) and a unique SCHEMA, for a Postgres sample.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import {
@@ -43,6 +44,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import ts from 'typescript'
+import { startPostgresServer } from '../tools/postgres-server/index.mjs'
 import { startRedisServer } from '../tools/redis-server/index.mjs'
 
 const root = resolve(import.meta.dirname, '..')
@@ -271,6 +273,7 @@ const toRun = samples.filter((sample) => sample.kind === 'run')
 describe('docs samples', () => {
   let scratch
   let server
+  let postgres
   let outcomes
 
   before(async () => {
@@ -280,6 +283,7 @@ describe('docs samples', () => {
     )
     scratch = scratchProject()
     server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
+    postgres = await startPostgresServer({ folderPrefix: 'vega-job-docs-' })
     const jobs = toRun.map((sample, index) => () => {
       let program
       try {
@@ -296,6 +300,8 @@ describe('docs samples', () => {
         ...process.env,
         REDIS_URL: server.url,
         PREFIX: `docs-${index + 1}`,
+        POSTGRES_URL: postgres.url,
+        SCHEMA: `docs_${index + 1}`,
         NODE_OPTIONS: '',
       }
       return runNode(file, env)
@@ -305,6 +311,7 @@ describe('docs samples', () => {
 
   after(async () => {
     await server?.dispose()
+    await postgres?.dispose()
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true })
   })
 

@@ -218,6 +218,8 @@ const packageDirs = [
   'job-devtools',
   'job',
   'job-redis',
+  'job-distributed',
+  'job-postgres',
   'job-otel',
   'job-react',
 ]
@@ -320,6 +322,40 @@ test('@vega/job-redis with its peers and ioredis', () => {
     { offline: false },
   )
   assert.deepEqual(installed, ['job-coordination', 'job-core', 'job-redis', 'job-scheduler'])
+  assert.equal(fromEsm, 'function object true LeaseLostError')
+  assert.equal(fromCjs, 'function object true LeaseLostError')
+})
+
+// No server needed: a pool connects lazily; the check is that the package,
+// its engine-neutral layer, its peers and pg load and wire up from both
+// module systems, and that bad options fail early.
+const postgresScript = (load) => `${load}
+const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' })
+const coordination = createPostgresCoordination({ pool, leaseMs: 1000 })
+const runtime = createRuntime({ plugins: [installCoordination, coordination.plugin] })
+let error
+try { createPostgresCoordination({ pool, schema: 'Bad', leaseMs: 1000 }) } catch (e) { error = e }
+console.log(typeof coordination.serialize.coordinate, typeof runtime, error instanceof TypeError, new LeaseLostError('x', 'k', 1).name)
+pool.end()`
+
+test('@vega/job-postgres with @vega/job-distributed, its peers and pg', () => {
+  const { fromEsm, fromCjs, installed } = consumer(
+    ['job-core', 'job-coordination', 'job-scheduler', 'job-distributed', 'job-postgres'],
+    postgresScript(
+      "import { createRuntime } from '@vega/job-core'\nimport { installCoordination } from '@vega/job-coordination'\nimport { createPostgresCoordination, LeaseLostError } from '@vega/job-postgres'\nimport pg from 'pg'",
+    ),
+    postgresScript(
+      "const { createRuntime } = require('@vega/job-core')\nconst { installCoordination } = require('@vega/job-coordination')\nconst { createPostgresCoordination, LeaseLostError } = require('@vega/job-postgres')\nconst pg = require('pg')",
+    ),
+    { offline: false, alongside: ['pg@8'] },
+  )
+  assert.deepEqual(installed, [
+    'job-coordination',
+    'job-core',
+    'job-distributed',
+    'job-postgres',
+    'job-scheduler',
+  ])
   assert.equal(fromEsm, 'function object true LeaseLostError')
   assert.equal(fromCjs, 'function object true LeaseLostError')
 })

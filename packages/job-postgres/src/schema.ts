@@ -262,7 +262,15 @@ END $$;
 `
 }
 
-/** The newest version `migrate` knows. */
+/**
+ * The newest schema version `migrate` knows.
+ *
+ * @example
+ * ```ts
+ * const { to } = await migrate(pool)
+ * if (to > SCHEMA_VERSION) console.warn('a newer release migrated this schema')
+ * ```
+ */
 export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version
 
 /** The NOTIFY channel of a schema's wake-ups. */
