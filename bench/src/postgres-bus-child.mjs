@@ -6,7 +6,7 @@
 // `<name>-<index>`, so the parent counts them in pg_stat_activity.
 
 import { createPostgresAggregateBus } from '@vega/job-postgres'
-import { run as runGraphile } from 'graphile-worker'
+import { Logger, run as runGraphile } from 'graphile-worker'
 import pg from 'pg'
 import { PgBoss } from 'pg-boss'
 
@@ -60,6 +60,8 @@ process.once('message', async ({ url, peer, name, index, partitions, parallelism
       concurrency: parallelism,
       maxPoolSize: 10,
       noHandleSignals: true,
+      // Quiet: its default logger prints a line per job.
+      logger: new Logger(() => () => {}),
       pollInterval: 500,
       taskList: { m: async (payload) => handler(payload.id, payload.seq) },
     })

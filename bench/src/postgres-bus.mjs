@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { createPostgresAggregateBus } from '@vega/job-postgres'
 import { toGroupKey } from '@vega/job-scheduler'
 import { startPostgresServer } from '@vega/postgres-server'
-import { makeWorkerUtils } from 'graphile-worker'
+import { Logger, makeWorkerUtils } from 'graphile-worker'
 import pg from 'pg'
 import { PgBoss } from 'pg-boss'
 import { check } from './harness.mjs'
@@ -92,6 +92,7 @@ async function pool(peer, k) {
     const utils = await makeWorkerUtils({
       connectionString: `${url}?application_name=${name}-sender`,
       schema: name,
+      logger: new Logger(() => () => {}),
     })
     await utils.migrate()
     send = (id, seq) =>

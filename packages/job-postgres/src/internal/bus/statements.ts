@@ -5,7 +5,9 @@
  * acknowledge: fencing in the database, not in the consumer's memory.
  * Acknowledgements and dead-letter moves take the lease row `FOR SHARE`:
  * a new owner's grant waits for them to commit, and once it committed,
- * they are refused.
+ * they are refused. Every statement that locks several lease rows locks
+ * them in partition order (a grant skips the ones locked), so the bus's
+ * statements never deadlock on each other.
  */
 export interface BusStatements {
   /** $1 aggregate, $2 partition, $3 id, $4 body, $5 channel, $6 wake payload → seq, pos */
@@ -77,11 +79,16 @@ WITH gone AS (
   SELECT $1, $2, now() + ${ms('$4')} WHERE $3::boolean
   ON CONFLICT (aggregate, consumer) DO UPDATE SET expires_at = excluded.expires_at
   RETURNING (xmax = 0) AS fresh
+), held AS (
+  SELECT l.partition FROM ${lease} l
+  JOIN unnest($5::integer[], $6::bigint[]) AS h(partition, fence)
+    ON l.partition = h.partition AND l.fence = h.fence
+  WHERE l.aggregate = $1 AND l.owner = $2 AND l.expires_at > now()
+  ORDER BY l.partition
+  FOR UPDATE OF l
 ), renewed AS (
   UPDATE ${lease} l SET expires_at = now() + ${ms('$4')}
-  FROM unnest($5::integer[], $6::bigint[]) AS h(partition, fence)
-  WHERE l.aggregate = $1 AND l.partition = h.partition AND l.owner = $2
-    AND l.fence = h.fence AND l.expires_at > now()
+  FROM held WHERE l.aggregate = $1 AND l.partition = held.partition
   RETURNING l.partition
 ), changed AS (
   SELECT pg_notify($9, $10)
@@ -99,11 +106,15 @@ SELECT
   ) END AS free,
   (SELECT count(*) FROM changed) AS told`,
     grant: `
-WITH granted AS (
+WITH free AS (
+  SELECT partition FROM ${lease}
+  WHERE aggregate = $1 AND partition = ANY($4::integer[]) AND (owner IS NULL OR expires_at <= now())
+  ORDER BY partition
+  FOR UPDATE SKIP LOCKED
+), granted AS (
   UPDATE ${lease} l
   SET owner = $2, fence = ${nextFence}, expires_at = now() + ${ms('$3')}
-  WHERE l.aggregate = $1 AND l.partition = ANY($4::integer[])
-    AND (l.owner IS NULL OR l.expires_at <= now())
+  FROM free WHERE l.aggregate = $1 AND l.partition = free.partition
   RETURNING l.partition, l.fence, l.delivered_up_to
 ), redelivered AS (
   UPDATE ${message} m SET deliveries = m.deliveries + 1
@@ -125,10 +136,16 @@ WITH h AS (
     WHERE aggregate = $1 AND partition = mine.partition AND seq > mine.after
     ORDER BY seq LIMIT $6
   ) m
+), top AS (
+  SELECT partition, max(seq) AS seq FROM got GROUP BY partition
+), marking AS (
+  SELECT l.partition, top.seq FROM ${lease} l JOIN top ON l.partition = top.partition
+  WHERE l.aggregate = $1 AND l.delivered_up_to < top.seq
+  ORDER BY l.partition
+  FOR UPDATE OF l
 ), marked AS (
-  UPDATE ${lease} l SET delivered_up_to = top.seq
-  FROM (SELECT partition, max(seq) AS seq FROM got GROUP BY partition) AS top
-  WHERE l.aggregate = $1 AND l.partition = top.partition AND l.delivered_up_to < top.seq
+  UPDATE ${lease} l SET delivered_up_to = marking.seq
+  FROM marking WHERE l.aggregate = $1 AND l.partition = marking.partition
 )
 SELECT partition, seq, pos, id, body, deliveries FROM got
 UNION ALL
@@ -141,6 +158,7 @@ WITH ok AS (
   JOIN unnest($3::integer[], $4::bigint[]) AS h(partition, fence)
     ON l.partition = h.partition AND l.fence = h.fence
   WHERE l.aggregate = $1 AND l.owner = $2 AND l.expires_at > now()
+  ORDER BY l.partition
   FOR SHARE OF l
 ), done AS (
   DELETE FROM ${message} m
@@ -176,10 +194,16 @@ WITH ok AS (
 )
 SELECT partition FROM ok`,
     release: `
-WITH released AS (
+WITH mine AS (
+  SELECT l.partition FROM ${lease} l
+  JOIN unnest($3::integer[], $4::bigint[]) AS h(partition, fence)
+    ON l.partition = h.partition AND l.fence = h.fence
+  WHERE l.aggregate = $1 AND l.owner = $2
+  ORDER BY l.partition
+  FOR UPDATE OF l
+), released AS (
   UPDATE ${lease} l SET owner = NULL, expires_at = '-infinity'
-  FROM unnest($3::integer[], $4::bigint[]) AS h(partition, fence)
-  WHERE l.aggregate = $1 AND l.partition = h.partition AND l.owner = $2 AND l.fence = h.fence
+  FROM mine WHERE l.aggregate = $1 AND l.partition = mine.partition
   RETURNING l.partition
 ), left_members AS (
   DELETE FROM ${member} WHERE aggregate = $1 AND consumer = $2 AND $5::boolean
