@@ -1,5 +1,4 @@
 import { toGroupKey } from '@vega/job-scheduler'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type AggregateBusConsumer, type Delivery, PostgresUnavailableError } from '../src/index.js'
 import { busSetup, eventually, recorder } from './bus-support.js'
