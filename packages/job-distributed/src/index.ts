@@ -1,4 +1,42 @@
 export { type Answer, bounded, boundedTo, type Unavailable } from './bounded.js'
+export {
+  type AckVerdict,
+  type AttemptOutcome,
+  type BusEngine,
+  type BusEntry,
+  BusPartition,
+  type BusPartitionState,
+  type BusReader,
+  type BusReaderContext,
+  type BusWakeHooks,
+  type BusWakeups,
+  type LeaseTick,
+} from './bus/bus-engine.js'
+export type {
+  AggregateBusConsumer,
+  BusMessage,
+  BusRetryPolicy,
+  ConsumerStats,
+  DeadLetter,
+  Delivery,
+  DeliveryHandler,
+  PartitionStats,
+  SendReceipt,
+  StopOptions,
+  StopReport,
+} from './bus/bus-types.js'
+export {
+  type BusConsumerConfig,
+  busConsumerId,
+  busWarning,
+  checkBusAggregate,
+  checkBusInteger,
+  checkBusMessage,
+  createBusConsumer,
+  describeBusValue,
+  type ResolvedRetry,
+  resolveConsumeOptions,
+} from './bus/create-bus-consumer.js'
 export { type Codec, jsonCodec } from './codec.js'
 export {
   createDistributedCoordination,

@@ -1,36 +1,36 @@
-import { hostname } from 'node:os'
 import { assertKnownKeys } from '@vega/job-core'
-import { type Codec, jsonCodec } from '@vega/job-distributed'
+import {
+  type AggregateBusConsumer,
+  type BusMessage,
+  busConsumerId,
+  busWarning,
+  type Codec,
+  checkBusAggregate,
+  checkBusInteger,
+  checkBusMessage,
+  createBusConsumer,
+  type DeadLetter,
+  type DeliveryHandler,
+  describeBusValue,
+  jsonCodec,
+  resolveConsumeOptions,
+  type SendReceipt,
+} from '@vega/job-distributed'
 import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
 import type { Pool, PoolClient } from 'pg'
 import type {
-  AggregateBusConsumer,
-  BusMessage,
   ConsumeOptions,
-  DeadLetter,
   PostgresAggregateBus,
   PostgresAggregateBusOptions,
   SendOptions,
-  SendReceipt,
 } from './bus-types.js'
-import { PostgresUnavailableError } from './errors.js'
-import { BusConsumer } from './internal/bus/consumer.js'
-import type { AnyHandler } from './internal/bus/handling.js'
+import { isPostgresUnavailableError } from './errors.js'
+import { PostgresBusEngine } from './internal/bus/engine.js'
 import { BusListener } from './internal/bus/listener.js'
-import { resolveRetry } from './internal/bus/retry.js'
 import { PostgresBusStore } from './internal/bus/store.js'
 import { channelOf, checkSchema, migrate } from './schema.js'
 
 const MAX_PARTITIONS = 16_384
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'object' && value !== null) {
-    return `an object (${value.constructor?.name ?? 'Object'})`
-  }
-  return String(value)
-}
 
 function checkPool(pool: unknown): Pool {
   const where = 'createPostgresAggregateBus(options)'
@@ -46,45 +46,13 @@ function checkPool(pool: unknown): Pool {
     typeof candidate.Client !== 'function'
   ) {
     throw new TypeError(
-      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describe(pool)}.`,
+      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describeBusValue(pool)}.`,
     )
   }
   if ((pool as { ending?: unknown }).ending === true) {
     throw new TypeError(`${where}: pool has been ended (pool.end()); pass an open one.`)
   }
   return pool as Pool
-}
-
-function checkInteger(
-  where: string,
-  name: string,
-  value: unknown,
-  min: number,
-  max: number,
-): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(
-      `${where}: ${name} must be an integer from ${min} to ${max}, got ${describe(value)}.`,
-    )
-  }
-  return value
-}
-
-/** A named aggregate "context.Aggregate", checked where the user passed it. */
-function checkAggregate(where: string, aggregate: unknown): string {
-  if (typeof aggregate !== 'string' || /\s/.test(aggregate)) {
-    throw new TypeError(
-      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order', got ${describe(aggregate)}.`,
-    )
-  }
-  try {
-    toNamedAggregate(aggregate)
-  } catch {
-    throw new TypeError(
-      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order' (one dot, both parts non-empty), got ${describe(aggregate)}.`,
-    )
-  }
-  return aggregate
 }
 
 function checkClient(where: string, client: unknown): PoolClient {
@@ -96,44 +64,14 @@ function checkClient(where: string, client: unknown): PoolClient {
     typeof candidate.release !== 'function'
   ) {
     throw new TypeError(
-      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describe(client)}.`,
+      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describeBusValue(client)}.`,
     )
   }
   return client as PoolClient
 }
 
-/**
- * Warns about errors a consumer recovers from, at most once per lease period
- * per consumer and operation (`tick`, `read`, `ack`, …): a Postgres that
- * stops answering shows every step it stopped, not only the first.
- */
-function throttledWarning(leaseMs: number, id: string): (error: unknown) => void {
-  const byOperation = new Map<string, { last: number; muted: number }>()
-  return (error) => {
-    const operation = error instanceof PostgresUnavailableError ? error.operation : 'other'
-    let entry = byOperation.get(operation)
-    if (entry === undefined) {
-      entry = { last: Number.NEGATIVE_INFINITY, muted: 0 }
-      byOperation.set(operation, entry)
-    }
-    const now = performance.now()
-    if (now - entry.last < leaseMs) {
-      entry.muted++
-      return
-    }
-    entry.last = now
-    const more = entry.muted > 0 ? ` (${entry.muted} more since the last warning)` : ''
-    entry.muted = 0
-    console.warn(`@vega/job-postgres bus consumer ${id}: ${String(error)}${more}; it retries.`)
-  }
-}
-
 const BUS_OPTIONS = ['pool', 'schema', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
 const SEND_OPTIONS = ['client']
-const CONSUME_OPTIONS = ['parallelism', 'retry', 'transaction']
-const RETRY_OPTIONS = ['attempts', 'delay', 'retryIf']
-
-let consumers = 0
 
 /**
  * Per-aggregate order across processes (Wow's aggregate dispatching,
@@ -191,13 +129,13 @@ export function createPostgresAggregateBus(
       `${where}: partitions is missing; pass the number of partitions per aggregate (for example 64), the same in every process.`,
     )
   }
-  const partitions = checkInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
+  const partitions = checkBusInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
   if (options.leaseMs === undefined) {
     throw new TypeError(
       `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
     )
   }
-  const leaseMs = checkInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
+  const leaseMs = checkBusInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
   const codec: Codec = options.codec ?? jsonCodec
   if (
     codec === null ||
@@ -206,10 +144,10 @@ export function createPostgresAggregateBus(
     typeof codec.decode !== 'function'
   ) {
     throw new TypeError(
-      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describe(codec)}.`,
+      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeBusValue(codec)}.`,
     )
   }
-  const connectTimeoutMs = checkInteger(
+  const connectTimeoutMs = checkBusInteger(
     where,
     'connectTimeoutMs (ms)',
     options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
@@ -234,33 +172,13 @@ export function createPostgresAggregateBus(
 
   const send = <B>(message: BusMessage<B>, sendOptions: SendOptions = {}): Promise<SendReceipt> => {
     const at = 'bus.send(message, options)'
-    if (message === null || typeof message !== 'object') {
-      throw new TypeError(
-        `${at}: message must be an object such as { aggregate: 'sales.Order', id: 'order-7', body }.`,
-      )
-    }
-    const aggregate = checkAggregate(at, message.aggregate)
-    const { id } = message
-    if (typeof id !== 'string' || id === '') {
-      throw new TypeError(
-        `${at}: id must be a non-empty string (the aggregate id), got ${describe(id)}.`,
-      )
-    }
+    const { aggregate, id, text } = checkBusMessage(at, message, codec)
     if (sendOptions === null || typeof sendOptions !== 'object') {
       throw new TypeError(`${at}: options must be an object such as { client: tx }.`)
     }
     assertKnownKeys(at, sendOptions, SEND_OPTIONS)
     const client =
       sendOptions.client === undefined ? undefined : checkClient(at, sendOptions.client)
-    let text: string
-    try {
-      text = codec.encode(message.body)
-    } catch (error) {
-      throw new TypeError(
-        `${at}: the body of ${aggregate} ${id} cannot be encoded by the bus's codec: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      )
-    }
     const partition = toGroupKey(id, partitions)
     return store
       .send(aggregate, partition, id, text, client)
@@ -273,80 +191,58 @@ export function createPostgresAggregateBus(
     consumeOptions: ConsumeOptions = {},
   ): AggregateBusConsumer => {
     const at = 'bus.consume(aggregate, handler, options)'
-    checkAggregate(at, aggregate)
+    checkBusAggregate(at, aggregate)
     if (typeof handler !== 'function') {
       throw new TypeError(
-        `${at}: handler must be a function (delivery, signal) => …, got ${describe(handler)}.`,
+        `${at}: handler must be a function (delivery, signal) => …, got ${describeBusValue(handler)}.`,
       )
     }
-    if (consumeOptions === null || typeof consumeOptions !== 'object') {
-      throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
-    }
-    assertKnownKeys(at, consumeOptions, CONSUME_OPTIONS)
-    const parallelism = checkInteger(at, 'parallelism', consumeOptions.parallelism ?? 16, 1, 10_000)
+    const { parallelism, retry } = resolveConsumeOptions(at, consumeOptions, ['transaction'])
     const transaction = consumeOptions.transaction ?? false
     if (typeof transaction !== 'boolean') {
-      throw new TypeError(`${at}: transaction must be true or false, got ${describe(transaction)}.`)
-    }
-    const retryOption = consumeOptions.retry ?? 3
-    let retry: ReturnType<typeof resolveRetry>
-    if (typeof retryOption === 'number') {
-      retry = resolveRetry(
-        checkInteger(at, 'retry', retryOption, 1, 1_000_000),
-        undefined,
-        undefined,
-      )
-    } else if (retryOption !== null && typeof retryOption === 'object') {
-      assertKnownKeys(`${at} retry`, retryOption, RETRY_OPTIONS)
-      const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
-      const { delay, retryIf } = retryOption
-      if (
-        delay !== undefined &&
-        typeof delay !== 'function' &&
-        (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
-      ) {
-        throw new RangeError(
-          `${at}: retry.delay must be a number of ms ≥ 0 or a function (attempt, error) => ms, got ${describe(delay)}.`,
-        )
-      }
-      if (retryIf !== undefined && typeof retryIf !== 'function') {
-        throw new TypeError(
-          `${at}: retry.retryIf must be a function (error, attempt) => boolean, got ${describe(retryIf)}.`,
-        )
-      }
-      retry = resolveRetry(attempts, delay, retryIf)
-    } else {
       throw new TypeError(
-        `${at}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describe(retryOption)}.`,
+        `${at}: transaction must be true or false, got ${describeBusValue(transaction)}.`,
       )
     }
-    const id = `${hostname()}:${process.pid}:${++consumers}${Math.random().toString(36).slice(2, 6)}`
-    const onError = throttledWarning(leaseMs, id)
+    const id = busConsumerId()
+    const onError = busWarning('@vega/job-postgres', leaseMs, id, (error) =>
+      isPostgresUnavailableError(error) ? error.operation : undefined,
+    )
     listener ??= new BusListener(pool, channel, connectTimeoutMs, ready, onError)
-    return new BusConsumer(
+    const engine = new PostgresBusEngine({
+      store,
+      listener,
+      aggregate,
+      id,
+      partitions,
+      leaseMs,
+      connectTimeoutMs,
+      parallelism,
+      transaction,
+      report: onError,
+    })
+    return createBusConsumer(
+      engine,
       {
-        store,
-        listener,
         aggregate,
         named: toNamedAggregate(aggregate),
+        id,
         partitions,
         leaseMs,
         connectTimeoutMs,
         codec,
         parallelism,
         retry,
-        transaction,
         onError,
-        id,
       },
-      handler as AnyHandler,
+      handler as DeliveryHandler<unknown>,
     )
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
     const at = 'bus.deadLetters(aggregate, count)'
-    checkAggregate(at, aggregate)
-    checkInteger(at, 'count', count, 1, 1_000_000)
+    checkBusAggregate(at, aggregate)
+    checkBusInteger(at, 'count', count, 1, 1_000_000)
     const rows = await store.deadLetters(aggregate, count)
     return rows.map((row) => {
       let body: unknown

@@ -91,7 +91,9 @@ describe('the aggregate bus across processes, on Postgres', () => {
     const r = run(partitions, 1000)
     const ids = Array.from({ length: 200 }, (_, i) => `order-${i}`)
     const perId = 40
-    const consumers = [await r.consumer(), await r.consumer(), await r.consumer()]
+    // Handlers that take a moment: the victim surely has messages in flight when it is killed.
+    const consumer = () => r.consumer({ handlerMs: 1 })
+    const consumers = [await consumer(), await consumer(), await consumer()]
     const producer = await r.producer()
     producer.send({ cmd: 'produce', ids, perId })
 
@@ -101,7 +103,7 @@ describe('the aggregate bus across processes, on Postgres', () => {
     const ownedAtKill = ownedBy(victim).length
     const killedAt = now()
     victim.kill('SIGKILL')
-    consumers.push(await r.consumer())
+    consumers.push(await consumer())
     const live = [consumers[0], consumers[2], consumers[3]] as BusWorker[]
 
     await producer.waitFor((m) => m.t === 'produced', 90_000, 'all sent')
@@ -191,7 +193,7 @@ describe('transactional handling across processes', () => {
     const table = `effects_${Math.random().toString(36).slice(2, 8)}`
     // One row per message at most: a second commit of one message's effect would violate it.
     await pool.query(
-      `CREATE TABLE ${table} (id text NOT NULL, seq int NOT NULL, fence bigint NOT NULL, PRIMARY KEY (id, seq))`,
+      `CREATE TABLE ${table} (n bigserial, id text NOT NULL, seq int NOT NULL, fence bigint NOT NULL, PRIMARY KEY (id, seq))`,
     )
     return table
   }
@@ -243,7 +245,7 @@ describe('transactional handling across processes', () => {
     expect(checkLogs(lines, ['a', 'b', 'c'], 4, new Map([[0, killedAt]])).violations).toEqual([])
   }, 90_000)
 
-  it('Postgres restarted (immediate stop) mid-run: consumers recover by themselves; every message handled in order, each effect committed once', async () => {
+  it('Postgres restarted (immediate stop) mid-run: consumers recover by themselves; every effect committed once, per id in order', async () => {
     const table = await effectsTable()
     const r = run(8, 1000, table)
     const ids = Array.from({ length: 40 }, (_, i) => `order-${i}`)
@@ -278,12 +280,22 @@ describe('transactional handling across processes', () => {
     )
     producer.send({ cmd: 'stop' })
     await stopAll(consumers)
-    const { rows } = await pool.query(
-      `SELECT count(*)::int AS n, count(DISTINCT (id, seq))::int AS distinct FROM ${table}`,
+    const { rows } = await pool.query(`SELECT id, seq FROM ${table} ORDER BY n`)
+    // Every message's effect committed once (the primary key refuses a second), and per id in
+    // order: an id's next message starts only once the previous one's transaction committed.
+    expect(rows).toHaveLength(800)
+    for (const id of ids) {
+      expect(rows.filter((row) => row.id === id).map((row) => row.seq)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      )
+    }
+    // Handlers may overlap here (an attempt whose lease ran out while Postgres was down goes on
+    // until its transaction is refused or rolled back); the logs still show every message handled.
+    const done = new Set(
+      readLogs(r.logs)
+        .filter((l) => l.kind === 'X')
+        .map((l) => `${l.id}#${l.seq}`),
     )
-    expect(rows[0]).toEqual({ n: 800, distinct: 800 })
-    const lines = readLogs(r.logs)
-    const { violations } = checkLogs(lines, ids, 20, new Map())
-    expect(violations.slice(0, 10)).toEqual([])
+    expect(done.size).toBe(800)
   }, 120_000)
 })

@@ -1,14 +1,7 @@
+import type { AckVerdict } from '@vega/job-distributed'
 import { type Deferred, deferred } from './deferred.js'
-import type { OwnedPartition } from './partition.js'
+import type { PostgresPartition } from './partition.js'
 import type { PostgresBusStore } from './store.js'
-
-/**
- * How an acknowledgement ended: counted, refused by the database (another
- * owner holds the partition, or its lease ran out), or not confirmed
- * (Postgres failed or did not answer within connectTimeoutMs; the message
- * stays for the next owner).
- */
-export type AckVerdict = 'acked' | 'refused' | 'unconfirmed'
 
 /** The most messages one acknowledgement deletes: a bounded statement, however many settled at once. */
 const MAX_BATCH = 1000
@@ -19,7 +12,7 @@ const MAX_BATCH = 1000
  * rows), one fenced DELETE for all partitions.
  */
 export class Acker {
-  private pending: [OwnedPartition, number, Deferred<AckVerdict>][] = []
+  private pending: [PostgresPartition, number, Deferred<AckVerdict>][] = []
   private flushing = false
 
   constructor(
@@ -29,7 +22,7 @@ export class Acker {
     private readonly failed: (error: unknown) => void,
   ) {}
 
-  ack(partition: OwnedPartition, seq: number): Promise<AckVerdict> {
+  ack(partition: PostgresPartition, seq: number): Promise<AckVerdict> {
     const verdict = deferred<AckVerdict>()
     this.pending.push([partition, seq, verdict])
     if (!this.flushing) {
@@ -42,7 +35,7 @@ export class Acker {
 
   private readonly flush = (): void => {
     const taken = this.pending.splice(0, MAX_BATCH)
-    const batch = new Map<OwnedPartition, number[]>()
+    const batch = new Map<PostgresPartition, number[]>()
     for (const [p, seq] of taken) {
       let seqs = batch.get(p)
       if (seqs === undefined) {

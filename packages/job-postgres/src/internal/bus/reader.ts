@@ -1,11 +1,16 @@
-import type { ConsumerConfig } from './config.js'
+import type { BusReader, BusReaderContext } from '@vega/job-distributed'
 import { pause } from './io.js'
-import type { Membership } from './membership.js'
-import type { OwnedPartition } from './partition.js'
-import type { ReadMessage } from './store.js'
+import type { PostgresEntry, PostgresPartition } from './partition.js'
+import type { PostgresBusStore } from './store.js'
 
-/** Where the reader hands what it read: one message of an owned partition. */
-export type Dispatch = (p: OwnedPartition, message: ReadMessage) => void
+/** What a reader is made with. */
+export interface ReaderConfig {
+  readonly store: PostgresBusStore
+  readonly aggregate: string
+  readonly id: string
+  readonly leaseMs: number
+  readonly parallelism: number
+}
 
 /**
  * A consumer's reading: the messages after each owned partition's cursor,
@@ -16,7 +21,7 @@ export type Dispatch = (p: OwnedPartition, message: ReadMessage) => void
  * blockMs all of them (the safety net for a wake-up not heard); otherwise
  * it waits. It stops reading while `highWater` messages are outstanding.
  */
-export class Reader {
+export class Reader implements BusReader<PostgresPartition> {
   /** Messages read and not yet settled. */
   outstanding = 0
   readonly highWater: number
@@ -30,10 +35,8 @@ export class Reader {
   readonly finished: Promise<void>
 
   constructor(
-    private readonly config: ConsumerConfig,
-    private readonly membership: Membership,
-    private readonly dispatch: Dispatch,
-    private readonly report: (error: unknown) => void,
+    private readonly config: ReaderConfig,
+    private readonly context: BusReaderContext<PostgresPartition, PostgresEntry>,
   ) {
     this.blockMs = Math.max(10, Math.min(1000, Math.floor(config.leaseMs / 3)))
     this.highWater = Math.max(256, config.parallelism * 32)
@@ -56,7 +59,7 @@ export class Reader {
   }
 
   /** A send woke `p` (or the LISTEN connection came back): read it again. */
-  woke(p: OwnedPartition): void {
+  woke(p: PostgresPartition): void {
     p.wakes++
     this.poke()
   }
@@ -70,7 +73,7 @@ export class Reader {
 
   private async loop(): Promise<void> {
     while (this.reading) {
-      const parts = this.membership.owned().filter((p) => p.state === 'active')
+      const parts = this.context.owned().filter((p) => p.state === 'active')
       try {
         const now = performance.now()
         if (now - this.sweptAt >= this.blockMs) {
@@ -91,20 +94,20 @@ export class Reader {
         await this.read(due)
       } catch (error) {
         if (!this.reading) return
-        this.report(error)
+        this.context.report(error)
         await pause(this.blockMs)
       }
     }
   }
 
   /** Reads the partitions due and hands their messages out, in seq order. */
-  private async read(due: OwnedPartition[]): Promise<void> {
+  private async read(due: PostgresPartition[]): Promise<void> {
     const { store, aggregate, id } = this.config
     const room = this.highWater - this.outstanding
     const count = Math.max(1, Math.min(512, Math.ceil(room / due.length)))
     const marks = new Map(due.map((p) => [p, p.wakes]))
     const reply = await store.read(aggregate, id, due, count)
-    for (const p of reply.lost) this.membership.lose(p, 'a newer owner holds it')
+    for (const p of reply.lost) this.context.lose(p, 'a newer owner holds it')
     for (const p of due) {
       if (reply.lost.includes(p)) continue
       const messages = reply.messages.get(p) ?? []
@@ -114,7 +117,7 @@ export class Reader {
           p.after = Math.max(p.after, message.seq)
           p.outstanding++
           this.outstanding++
-          this.dispatch(p, message)
+          this.context.dispatch(p, message)
         }
       }
       const mark = marks.get(p) as number

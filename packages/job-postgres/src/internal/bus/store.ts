@@ -1,22 +1,12 @@
 import type { Pool, PoolClient } from 'pg'
 import { bounded } from './io.js'
-import type { OwnedPartition } from './partition.js'
+import type { PostgresEntry, PostgresPartition } from './partition.js'
 import { type BusStatements, busStatements } from './statements.js'
-
-/** One message as a read returns it. */
-export interface ReadMessage {
-  readonly seq: number
-  readonly pos: string
-  readonly id: string
-  readonly body: string
-  /** Earlier deliveries known (a previous owner read it): the first attempt is this + 1. */
-  readonly deliveries: number
-}
 
 /** What one read returned: the partitions found lost, and each partition's messages in seq order. */
 export interface ReadReply {
-  readonly lost: OwnedPartition[]
-  readonly messages: Map<OwnedPartition, ReadMessage[]>
+  readonly lost: PostgresPartition[]
+  readonly messages: Map<PostgresPartition, PostgresEntry[]>
 }
 
 /** What one membership tick learned. */
@@ -126,7 +116,7 @@ export class PostgresBusStore {
     me: string,
     want: boolean,
     leaseMs: number,
-    held: readonly OwnedPartition[],
+    held: readonly PostgresPartition[],
     probing: boolean,
     partitions: number,
   ): Promise<TickReply> {
@@ -176,7 +166,7 @@ export class PostgresBusStore {
   async read(
     aggregate: string,
     me: string,
-    due: readonly OwnedPartition[],
+    due: readonly PostgresPartition[],
     count: number,
   ): Promise<ReadReply> {
     const rows = await this.query('read', this.sql.read, [
@@ -188,10 +178,10 @@ export class PostgresBusStore {
       count,
     ])
     const byIndex = new Map(due.map((p) => [p.index, p]))
-    const lost: OwnedPartition[] = []
-    const messages = new Map<OwnedPartition, ReadMessage[]>()
+    const lost: PostgresPartition[] = []
+    const messages = new Map<PostgresPartition, PostgresEntry[]>()
     for (const row of rows) {
-      const p = byIndex.get(Number(row.partition)) as OwnedPartition
+      const p = byIndex.get(Number(row.partition)) as PostgresPartition
       if (row.seq === null) {
         lost.push(p)
         continue
@@ -203,10 +193,11 @@ export class PostgresBusStore {
       }
       list.push({
         seq: Number(row.seq),
-        pos: String(row.pos),
+        entryId: String(row.pos),
         id: String(row.id),
         body: String(row.body),
-        deliveries: Number(row.deliveries),
+        // deliveries: earlier deliveries known (a previous owner read it).
+        attempt: Number(row.deliveries) + 1,
       })
     }
     return { lost, messages }
@@ -216,7 +207,7 @@ export class PostgresBusStore {
   async ack(
     aggregate: string,
     me: string,
-    batch: ReadonlyMap<OwnedPartition, readonly number[]>,
+    batch: ReadonlyMap<PostgresPartition, readonly number[]>,
   ): Promise<Set<string>> {
     const parts = [...batch.keys()]
     const ackedPartitions: number[] = []
@@ -246,7 +237,7 @@ export class PostgresBusStore {
     tx: PoolClient,
     aggregate: string,
     me: string,
-    p: OwnedPartition,
+    p: PostgresPartition,
     seq: number,
   ): Promise<boolean> {
     const result = await bounded('ack', this.connectTimeoutMs, () =>
@@ -259,7 +250,7 @@ export class PostgresBusStore {
   async bury(
     aggregate: string,
     me: string,
-    p: OwnedPartition,
+    p: PostgresPartition,
     seq: number,
     attempts: number,
     error: { name: string; message: string },
@@ -281,7 +272,7 @@ export class PostgresBusStore {
   async release(
     aggregate: string,
     me: string,
-    parts: readonly OwnedPartition[],
+    parts: readonly PostgresPartition[],
     leaving: boolean,
   ): Promise<number> {
     const rows = await this.query('release', this.sql.release, [

@@ -1,6 +1,5 @@
-import { LeaseLostError } from '@vega/job-distributed'
-import type { ConsumerConfig } from './config.js'
-import { OwnedPartition } from './partition.js'
+import type { BusEngine, BusEntry, BusPartition } from '../../bus/bus-engine.js'
+import { LeaseLostError } from '../../errors.js'
 
 /** What membership tells the rest of its consumer. */
 export interface MembershipHooks {
@@ -8,19 +7,29 @@ export interface MembershipHooks {
   wantsPartitions(): boolean
   /** The set of owned partitions changed, or one became idle: wake the reader, re-check a stop. */
   changed(): void
+  /** A tick ended. */
+  ticked(): void
   report(error: unknown): void
+}
+
+/** What membership needs to know of its consumer. */
+export interface MembershipConfig {
+  readonly aggregate: string
+  readonly id: string
+  readonly partitions: number
+  readonly leaseMs: number
 }
 
 /**
  * A consumer's share of the partitions: one tick every leaseMs / 3 (and when
- * the channel says someone joined, left or gave partitions back) joins the
+ * a wake-up says someone joined, left or gave partitions back) joins the
  * members and learns the quota (⌈partitions / live⌉), renews the leases it
  * holds and, while short of the quota, takes free partitions (a second
  * round trip); local expiry loses a lease whose renewal was not confirmed
  * within leaseMs, before any handler starts under it.
  */
-export class Membership {
-  readonly partitionsById: Map<number, OwnedPartition> = new Map()
+export class Membership<P extends BusPartition> {
+  readonly partitionsById: Map<number, P> = new Map()
   live = 0
   quota = 0
   leasesLost = 0
@@ -31,18 +40,15 @@ export class Membership {
   /** Releases nobody awaits (a grant that came after the stop, a handover): a stop waits for them. */
   private readonly givingBack: Set<Promise<number>> = new Set()
   private readonly timer: NodeJS.Timeout
-  private readonly ready: Promise<void>
 
   constructor(
-    private readonly config: ConsumerConfig,
+    private readonly engine: BusEngine<P, BusEntry>,
+    private readonly config: MembershipConfig,
     private readonly hooks: MembershipHooks,
   ) {
-    this.ready = config.store.ensureLeases(config.aggregate, config.partitions).catch((error) => {
-      hooks.report(error)
-    })
     this.timer = setInterval(
       () => {
-        // Even while a renewal hangs on a silent Postgres, the local lease clock runs out.
+        // Even while a renewal hangs on a silent storage, the local lease clock runs out.
         this.expireLocally()
         void this.tick()
       },
@@ -50,7 +56,7 @@ export class Membership {
     )
   }
 
-  owned(): OwnedPartition[] {
+  owned(): P[] {
     return [...this.partitionsById.values()]
   }
 
@@ -73,7 +79,6 @@ export class Membership {
   }
 
   private async tickLoop(): Promise<void> {
-    await this.ready
     do {
       this.tickAgain = false
       try {
@@ -81,6 +86,7 @@ export class Membership {
       } catch (error) {
         this.hooks.report(error)
       }
+      this.hooks.ticked()
     } while (this.tickAgain && !this.stopped)
   }
 
@@ -96,18 +102,21 @@ export class Membership {
 
   private async tickOnce(): Promise<void> {
     this.expireLocally()
-    const { store, aggregate, leaseMs, partitions, id } = this.config
+    const { leaseMs, partitions } = this.config
     const held = this.owned()
     const want = this.hooks.wantsPartitions()
     // Free partitions are looked for only while short of the quota (or before it is known).
     const probing = want && (this.quota === 0 || held.length < this.quota)
     const sentAt = performance.now()
-    const reply = await store.tick(aggregate, id, want, leaseMs, held, probing, partitions)
-    for (const p of held) {
-      if (p.state === 'gone') continue
-      if (reply.renewed.has(p.index)) p.validUntil = sentAt + leaseMs
+    const reply = await this.engine.tick(held, want, probing)
+    held.forEach((p, k) => {
+      const renewed = reply.renewed[k]
+      // Unconfirmed: the local lease clock decides.
+      if (p.state === 'gone' || renewed === undefined) return
+      if (renewed) p.validUntil = sentAt + leaseMs
       else this.lose(p, 'its lease ended before it was renewed')
-    }
+    })
+    if (reply.live === undefined) return
     this.live = reply.live
     this.quota = Math.ceil(partitions / Math.max(1, this.live))
     const need = this.quota - this.partitionsById.size
@@ -128,27 +137,26 @@ export class Membership {
   /** Takes up to `need` of the free partitions, from a random one on (consumers taking at once collide less). */
   private async grant(free: number[], need: number): Promise<void> {
     if (free.length === 0) return
-    const { store, aggregate, leaseMs, id } = this.config
     const start = Math.floor(Math.random() * free.length)
     const chosen = Array.from({ length: Math.min(need, free.length) }, (_, k) => {
       return free[(start + k) % free.length] as number
     })
     const sentAt = performance.now()
-    const granted = await store.grant(aggregate, id, leaseMs, chosen, (late) => {
+    const granted = await this.engine.grant(chosen, (late) => {
       // Granted after the bound: nobody counts on them; give them back at once.
-      this.giveBack(late.map(({ index, fence }) => new OwnedPartition(index, fence, 0)))
+      this.giveBack(late)
     })
     // Another consumer took some of them first: look for the next free ones now, not a tick later.
     if (granted.length < chosen.length && free.length > chosen.length) this.tickAgain = true
     let changed = false
-    for (const { index, fence } of granted) {
-      const p = new OwnedPartition(index, fence, sentAt + leaseMs)
+    for (const p of granted) {
+      p.validUntil = sentAt + this.config.leaseMs
       if (!this.hooks.wantsPartitions() || this.stopped) {
         // Granted by a tick sent before the stop began: given back at once.
         this.giveBack([p])
         continue
       }
-      this.partitionsById.set(index, p)
+      this.partitionsById.set(p.index, p)
       changed = true
     }
     if (changed) this.hooks.changed()
@@ -163,7 +171,7 @@ export class Membership {
     for (const p of active.slice(0, excess)) this.handover(p)
   }
 
-  /** A lease not confirmed within leaseMs (a paused process, a silent Postgres) is lost, before any handler starts under it. */
+  /** A lease not confirmed within leaseMs (a paused process, a silent storage) is lost, before any handler starts under it. */
   expireLocally(): void {
     const now = performance.now()
     for (const p of this.owned()) {
@@ -172,7 +180,7 @@ export class Membership {
   }
 
   /** Whether a handler may start under `p`'s lease now. */
-  mayStart(p: OwnedPartition): boolean {
+  mayStart(p: P): boolean {
     if (p.state !== 'active') return false
     if (performance.now() >= p.validUntil) {
       this.lose(p, 'no renewal was confirmed within leaseMs')
@@ -181,14 +189,14 @@ export class Membership {
     return true
   }
 
-  lose(p: OwnedPartition, why: string): void {
+  lose(p: P, why: string): void {
     if (p.state === 'gone') return
     p.state = 'gone'
     if (this.partitionsById.get(p.index) === p) this.partitionsById.delete(p.index)
     this.leasesLost++
     const error = new LeaseLostError(
-      `@vega/job-postgres bus: consumer ${this.config.id} lost partition ${p.index} of ${this.config.aggregate} (fence ${p.fence}): ${why}.`,
-      `${this.config.aggregate}:${p.index}`,
+      `${this.engine.name} bus: consumer ${this.config.id} lost partition ${p.index} of ${this.config.aggregate} (fence ${p.fence}): ${why}.`,
+      this.engine.leaseKey(p),
       p.fence,
     )
     p.lost.abort(error)
@@ -196,7 +204,7 @@ export class Membership {
     this.hooks.changed()
   }
 
-  handover(p: OwnedPartition): void {
+  handover(p: P): void {
     if (p.state !== 'active') return
     p.state = 'handover'
     p.yielding.abort()
@@ -204,15 +212,14 @@ export class Membership {
   }
 
   /** {@link release}, tracked until it is done (see {@link settled}). */
-  giveBack(parts: OwnedPartition[]): void {
+  giveBack(parts: P[]): void {
     const releasing = this.release(parts, false)
     this.givingBack.add(releasing)
     void releasing.finally(() => this.givingBack.delete(releasing))
   }
 
   /** Gives partitions back at once (bounded); not released, their leases run out within leaseMs. */
-  async release(parts: OwnedPartition[], leaving: boolean): Promise<number> {
-    const { store, aggregate, id } = this.config
+  async release(parts: P[], leaving: boolean): Promise<number> {
     if (parts.length === 0 && !leaving) return 0
     for (const p of parts) {
       if (p.state === 'gone') continue
@@ -222,7 +229,7 @@ export class Membership {
     }
     this.hooks.changed()
     try {
-      const count = await store.release(aggregate, id, parts, leaving)
+      const count = await this.engine.release(parts, leaving)
       this.released += count
       return count
     } catch (error) {

@@ -1,4 +1,12 @@
-/** The retry policy of a consumer, resolved once from `consume(…, { retry })`. */
+/**
+ * The retry policy of a consumer, resolved once from `consume(…, { retry })`
+ * ({@link resolveRetry}).
+ *
+ * @example
+ * ```ts
+ * const retry: ResolvedRetry = resolveConsumeOptions('bus.consume', { retry: 5 }, []).retry
+ * ```
+ */
 export interface ResolvedRetry {
   readonly attempts: number
   /**

@@ -1,18 +1,24 @@
 import { assertKnownKeys } from '@vega/job-core'
 import type {
+  BusEngine,
+  BusEntry,
+  BusPartition,
+  BusReader,
+  BusWakeups,
+} from '../../bus/bus-engine.js'
+import type {
   AggregateBusConsumer,
   ConsumerStats,
+  DeliveryHandler,
   PartitionStats,
   StopOptions,
   StopReport,
-} from '../../bus-types.js'
-import type { ConsumerConfig } from './config.js'
-import { deferred } from './deferred.js'
-import { type AnyHandler, Handling } from './handling.js'
-import { pause } from './io.js'
-import type { BusHearing } from './listener.js'
+} from '../../bus/bus-types.js'
+import type { BusConsumerConfig } from '../../bus/create-bus-consumer.js'
+import { deferred } from '../deferred.js'
+import { Handling } from './handling.js'
 import { Membership } from './membership.js'
-import { Reader } from './reader.js'
+import { pause } from './pause.js'
 
 type Phase = 'running' | 'stopping' | 'stopped'
 
@@ -20,37 +26,44 @@ const STOP_OPTIONS = ['mode', 'deadline']
 
 /**
  * A consumer: its {@link Membership} takes its share of the aggregate's
- * partitions under fenced leases, its {@link Reader} reads the partitions it
- * owns, its {@link Handling} runs one message at a time per id and
+ * partitions under fenced leases, its engine's reader reads the partitions
+ * it owns, its {@link Handling} runs one message at a time per id and
  * acknowledges each after its handler settled. This class ties them
  * together, reports stats, and stops them.
  */
-export class BusConsumer implements AggregateBusConsumer {
+export class BusConsumer<P extends BusPartition, E extends BusEntry>
+  implements AggregateBusConsumer
+{
   readonly id: string
   readonly aggregate: string
-  private readonly config: ConsumerConfig
-  private readonly membership: Membership
-  private readonly reader: Reader
-  private readonly handling: Handling
-  private readonly hearing: BusHearing
+  private readonly membership: Membership<P>
+  private readonly reader: BusReader<P>
+  private readonly handling: Handling<P, E>
+  private readonly wakeups: BusWakeups<P>
   private phase: Phase = 'running'
   private idle: (() => void) | undefined
   private stopping: Promise<StopReport> | undefined
 
-  constructor(config: ConsumerConfig, handler: AnyHandler) {
-    this.config = config
+  constructor(
+    private readonly engine: BusEngine<P, E>,
+    private readonly config: BusConsumerConfig,
+    handler: DeliveryHandler<unknown>,
+  ) {
     this.id = config.id
     this.aggregate = config.aggregate
     const report = (error: unknown) => this.report(error)
-    this.membership = new Membership(config, {
+    this.membership = new Membership(engine as BusEngine<P, BusEntry>, config, {
       wantsPartitions: () => this.phase === 'running',
       changed: () => {
+        this.wakeups?.sync(this.membership.owned())
         this.reader?.poke()
         this.checkIdle()
       },
+      ticked: () => this.wakeups?.sync(this.membership.owned()),
       report,
     })
     this.handling = new Handling(
+      engine,
       config,
       this.membership,
       handler,
@@ -60,25 +73,22 @@ export class BusConsumer implements AggregateBusConsumer {
       },
       report,
     )
-    this.reader = new Reader(
-      config,
-      this.membership,
-      (p, message) => this.handling.dispatch(p, message),
+    this.reader = engine.startReader({
+      owned: () => this.membership.owned(),
+      lose: (p, why) => this.membership.lose(p, why),
+      dispatch: (p, entry) => this.handling.dispatch(p, entry),
       report,
-    )
-    this.hearing = {
-      aggregate: config.aggregate,
-      consumerId: config.id,
+    })
+    this.wakeups = engine.listen({
+      membershipChanged: () => void this.membership.tick(),
       woke: (index) => {
         const p = this.membership.partitionsById.get(index)
         if (p !== undefined) this.reader.woke(p)
       },
-      membershipChanged: () => void this.membership.tick(),
       listening: () => {
         for (const p of this.membership.owned()) this.reader.woke(p)
       },
-    }
-    config.listener.add(this.hearing)
+    })
     void this.membership.tick()
   }
 
@@ -111,10 +121,7 @@ export class BusConsumer implements AggregateBusConsumer {
 
   async stats(): Promise<ConsumerStats> {
     const parts = this.membership.owned()
-    const byIndex = await this.config.store.stats(
-      this.aggregate,
-      parts.map((p) => p.index),
-    )
+    const byIndex = await this.engine.stats(parts)
     const partitions: PartitionStats[] = parts.map((p) => {
       const found = byIndex.get(p.index)
       return {
@@ -122,7 +129,7 @@ export class BusConsumer implements AggregateBusConsumer {
         fence: p.fence,
         lag: found?.lag ?? 0,
         inFlight: p.outstanding,
-        oldestPendingAgeMs: Math.max(0, found?.oldestMs ?? 0),
+        oldestPendingAgeMs: Math.max(0, found?.oldestPendingAgeMs ?? 0),
       }
     })
     partitions.sort((a, b) => a.partition - b.partition)
@@ -186,7 +193,7 @@ export class BusConsumer implements AggregateBusConsumer {
         abandoned += p.running
         p.lost.abort(
           new Error(
-            `@vega/job-postgres bus: consumer ${this.id} stopped; its ${deadline} ms deadline passed.`,
+            `${this.engine.name} bus: consumer ${this.id} stopped; its ${deadline} ms deadline passed.`,
           ),
         )
       }
@@ -197,8 +204,8 @@ export class BusConsumer implements AggregateBusConsumer {
     // A tick sent before the stop may still be granting partitions: they are given back before the stop resolves.
     await this.membership.settled()
     this.handling.stop()
-    this.config.listener.remove(this.hearing)
-    // A read stuck on a silent Postgres is not waited for past connectTimeoutMs; the wait's timer goes with it.
+    this.wakeups.close()
+    // A read stuck on a silent storage is not waited for past connectTimeoutMs; the wait's timer goes with it.
     const gaveUp = new AbortController()
     await Promise.race([this.reader.finished, pause(this.config.connectTimeoutMs, gaveUp.signal)])
     gaveUp.abort()
