@@ -1,20 +1,18 @@
-export { createRedisAggregateBus } from './aggregate-bus.js'
 export type {
   AggregateBusConsumer,
   BusMessage,
   BusRetryPolicy,
-  ConsumeOptions,
   ConsumerStats,
   DeadLetter,
   Delivery,
   DeliveryHandler,
   PartitionStats,
-  RedisAggregateBus,
-  RedisAggregateBusOptions,
   SendReceipt,
   StopOptions,
   StopReport,
-} from './bus-types.js'
+} from '@vega/job-distributed'
+export { createRedisAggregateBus } from './aggregate-bus.js'
+export type { ConsumeOptions, RedisAggregateBus, RedisAggregateBusOptions } from './bus-types.js'
 export { type Codec, jsonCodec } from './codec.js'
 export {
   createRedisCoordination,

@@ -172,8 +172,8 @@ export interface BusEngine<P extends BusPartition, E extends BusEntry> {
   grant(chosen: readonly number[], late: (granted: P[]) => void): Promise<P[]>
   /** Gives partitions back (and, `leaving`, leaves the members), telling the others. → how many were released */
   release(parts: readonly P[], leaving: boolean): Promise<number>
-  /** The key a `LeaseLostError` for `p` names. */
-  leaseKey(p: P): string
+  /** The `LeaseLostError` (the engine's class) that aborts `p`'s handlers, with this message. */
+  leaseLost(p: P, message: string): Error
   /** Starts the reading loop. */
   startReader(context: BusReaderContext<P, E>): BusReader<P>
   /** Acknowledges a handled message, fenced. */

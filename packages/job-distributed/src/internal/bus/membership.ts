@@ -1,5 +1,4 @@
 import type { BusEngine, BusEntry, BusPartition } from '../../bus/bus-engine.js'
-import { LeaseLostError } from '../../errors.js'
 
 /** What membership tells the rest of its consumer. */
 export interface MembershipHooks {
@@ -194,10 +193,9 @@ export class Membership<P extends BusPartition> {
     p.state = 'gone'
     if (this.partitionsById.get(p.index) === p) this.partitionsById.delete(p.index)
     this.leasesLost++
-    const error = new LeaseLostError(
+    const error = this.engine.leaseLost(
+      p,
       `${this.engine.name} bus: consumer ${this.config.id} lost partition ${p.index} of ${this.config.aggregate} (fence ${p.fence}): ${why}.`,
-      this.engine.leaseKey(p),
-      p.fence,
     )
     p.lost.abort(error)
     p.yielding.abort(error)

@@ -1,14 +1,15 @@
-import type {
-  AckVerdict,
-  AttemptOutcome,
-  BusEngine,
-  BusReader,
-  BusReaderContext,
-  BusWakeHooks,
-  BusWakeups,
-  Delivery,
-  DeliveryHandler,
-  LeaseTick,
+import {
+  type AckVerdict,
+  type AttemptOutcome,
+  type BusEngine,
+  type BusReader,
+  type BusReaderContext,
+  type BusWakeHooks,
+  type BusWakeups,
+  type Delivery,
+  type DeliveryHandler,
+  LeaseLostError,
+  type LeaseTick,
 } from '@vega/job-distributed'
 import type { PoolClient } from 'pg'
 import { Acker } from './acker.js'
@@ -85,8 +86,8 @@ export class PostgresBusEngine implements BusEngine<PostgresPartition, PostgresE
     return this.settings.store.release(this.settings.aggregate, this.settings.id, parts, leaving)
   }
 
-  leaseKey(p: PostgresPartition): string {
-    return `${this.settings.aggregate}:${p.index}`
+  leaseLost(p: PostgresPartition, message: string): Error {
+    return new LeaseLostError(message, `${this.settings.aggregate}:${p.index}`, p.fence)
   }
 
   startReader(

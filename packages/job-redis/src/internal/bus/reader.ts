@@ -1,9 +1,9 @@
+import type { BusReader, BusReaderContext } from '@vega/job-distributed'
 import { pause } from '../bounded.js'
-import type { ConsumerConfig } from './config.js'
+import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
-import type { Membership } from './membership.js'
 import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
-import type { OwnedPartition } from './partition.js'
+import type { RedisEntry, RedisPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
 /** One entry as XREADGROUP / XAUTOCLAIM return it: id and a flat field/value list. */
@@ -15,8 +15,19 @@ type ReadReply = [number[], [string, RawEntry[]][] | null]
 /** What CLAIM returns for one partition: lost, or the next cursor, the entries and their delivery counts. */
 type ClaimReply = [0] | [1, string, RawEntry[], number[]]
 
-/** Where the reader hands what it read: one entry of an owned partition. */
-export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => void
+/** What a reader is made with. */
+export interface ReaderConfig {
+  readonly redis: RedisClient
+  readonly id: string
+  readonly leaseMs: number
+  readonly connectTimeoutMs: number
+  readonly parallelism: number
+}
+
+function field(fields: readonly string[], name: string): string {
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1] ?? ''
+  return ''
+}
 
 /**
  * A consumer's reading: first takes over each new partition's pending
@@ -31,7 +42,7 @@ export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => 
  * trip is bounded by connectTimeoutMs; a read that answers after its bound
  * is still taken, in order.
  */
-export class Reader {
+export class Reader implements BusReader<RedisPartition> {
   /** Messages read and not yet settled. */
   outstanding = 0
   readonly highWater: number
@@ -45,10 +56,8 @@ export class Reader {
   readonly finished: Promise<void>
 
   constructor(
-    private readonly config: ConsumerConfig,
-    private readonly membership: Membership,
-    private readonly dispatch: Dispatch,
-    private readonly report: (error: unknown) => void,
+    private readonly config: ReaderConfig,
+    private readonly context: BusReaderContext<RedisPartition, RedisEntry>,
   ) {
     this.blockMs = Math.max(10, Math.min(1000, Math.floor(config.leaseMs / 3)))
     this.highWater = Math.max(256, config.parallelism * 32)
@@ -71,7 +80,7 @@ export class Reader {
   }
 
   /** A send woke `p` (or its channel's subscription just held): read it again. */
-  woke(p: OwnedPartition): void {
+  woke(p: RedisPartition): void {
     p.wakes++
     this.poke()
   }
@@ -85,7 +94,7 @@ export class Reader {
 
   private async loop(): Promise<void> {
     while (this.reading) {
-      const parts = this.membership.owned().filter((p) => p.state === 'active')
+      const parts = this.context.owned().filter((p) => p.state === 'active')
       const claiming = parts.filter((p) => p.claiming)
       try {
         if (claiming.length > 0) {
@@ -111,7 +120,7 @@ export class Reader {
         if (!(await this.read(due))) await pause(this.blockMs)
       } catch (error) {
         if (!this.reading) return
-        this.report(error)
+        this.context.report(error)
         await pause(this.blockMs)
       }
     }
@@ -122,7 +131,7 @@ export class Reader {
    * stream order, before any new one. A claim that times out is asked again
    * from the same cursor: entries it moved to this consumer are still pending.
    */
-  private async claim(parts: OwnedPartition[]): Promise<void> {
+  private async claim(parts: RedisPartition[]): Promise<void> {
     const outcomes = await runByNode(
       this.config.redis,
       'claim',
@@ -144,7 +153,7 @@ export class Reader {
       }
       const reply = outcome.value as ClaimReply
       if (reply[0] === 0) {
-        this.membership.lose(p, 'a newer owner holds it')
+        this.context.lose(p, 'a newer owner holds it')
         return
       }
       const [, next, entries, counts] = reply
@@ -160,7 +169,7 @@ export class Reader {
   }
 
   /** Reads the partitions due; → false when a step failed (the loop backs off). */
-  private async read(due: OwnedPartition[]): Promise<boolean> {
+  private async read(due: RedisPartition[]): Promise<boolean> {
     const { redis, connectTimeoutMs, leaseMs, id } = this.config
     const room = this.highWater - this.outstanding
     const count = Math.max(1, Math.min(512, Math.ceil(room / due.length)))
@@ -180,12 +189,12 @@ export class Reader {
     // it moved to this consumer are handled, not left pending unseen.
     const outcomes = await runByNode(redis, 'read', connectTimeoutMs, steps, (late) => {
       for (const [k, outcome] of late)
-        this.take(batches[k] as OwnedPartition[], outcome, undefined, count)
+        this.take(batches[k] as RedisPartition[], outcome, undefined, count)
     })
     let ok = true
     batches.forEach((batch, k) => {
       const outcome = outcomes[k] as Outcome
-      if (!outcome.ok && ok) this.report(outcome.error)
+      if (!outcome.ok && ok) this.context.report(outcome.error)
       ok &&= outcome.ok
       this.take(batch, outcome, marks, count)
     })
@@ -198,15 +207,15 @@ export class Reader {
    * marks nothing).
    */
   private take(
-    batch: readonly OwnedPartition[],
+    batch: readonly RedisPartition[],
     outcome: Outcome,
-    marks: ReadonlyMap<OwnedPartition, number> | undefined,
+    marks: ReadonlyMap<RedisPartition, number> | undefined,
     count: number,
   ): void {
     if (!outcome.ok) return
     const [lost, reply] = outcome.value as ReadReply
     for (const index of lost) {
-      this.membership.lose(batch[index - 1] as OwnedPartition, 'a newer owner holds it')
+      this.context.lose(batch[index - 1] as RedisPartition, 'a newer owner holds it')
     }
     const byStream = new Map(reply ?? [])
     batch.forEach((p, k) => {
@@ -219,10 +228,11 @@ export class Reader {
     })
   }
 
-  private handOut(p: OwnedPartition, entry: RawEntry, attempt: number): void {
+  private handOut(p: RedisPartition, entry: RawEntry, attempt: number): void {
     p.outstanding++
     this.outstanding++
-    this.dispatch(p, entry, attempt)
+    const [entryId, fields] = entry
+    this.context.dispatch(p, { id: field(fields, 'i'), entryId, body: field(fields, 'b'), attempt })
   }
 
   /** Waits until poked, or until the next sweep is due. */
