@@ -35,8 +35,10 @@ export {
   createBusConsumer,
   describeBusValue,
   type ResolvedRetry,
+  resolveBusOptions,
   resolveConsumeOptions,
 } from './bus/create-bus-consumer.js'
+export { BusReadLoop } from './bus/read-loop.js'
 export { type Codec, jsonCodec } from './codec.js'
 export {
   createDistributedCoordination,
@@ -58,6 +60,7 @@ export type {
 export { isLeaseLostError, isRemoteTaskError, LeaseLostError, RemoteTaskError } from './errors.js'
 export { assertLease, fencingToken } from './fencing.js'
 export type { FencingToken } from './fencing-token.js'
+export { pause } from './internal/bus/pause.js'
 export {
   type CoordinatedCall,
   checkLeaderContext,

@@ -4,7 +4,6 @@ import {
   type BusMessage,
   busConsumerId,
   busWarning,
-  type Codec,
   checkBusAggregate,
   checkBusInteger,
   checkBusMessage,
@@ -12,7 +11,7 @@ import {
   type DeadLetter,
   type DeliveryHandler,
   describeBusValue,
-  jsonCodec,
+  resolveBusOptions,
   resolveConsumeOptions,
   type SendReceipt,
 } from '@vega/job-distributed'
@@ -29,8 +28,6 @@ import { PostgresBusEngine } from './internal/bus/engine.js'
 import { BusListener } from './internal/bus/listener.js'
 import { PostgresBusStore } from './internal/bus/store.js'
 import { channelOf, checkSchema, migrate } from './schema.js'
-
-const MAX_PARTITIONS = 16_384
 
 function checkPool(pool: unknown): Pool {
   const where = 'createPostgresAggregateBus(options)'
@@ -124,36 +121,7 @@ export function createPostgresAggregateBus(
   assertKnownKeys(where, options, BUS_OPTIONS)
   const pool = checkPool(options.pool)
   const schema = checkSchema(options.schema ?? 'vega_job', where)
-  if (options.partitions === undefined) {
-    throw new TypeError(
-      `${where}: partitions is missing; pass the number of partitions per aggregate (for example 64), the same in every process.`,
-    )
-  }
-  const partitions = checkBusInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
-  if (options.leaseMs === undefined) {
-    throw new TypeError(
-      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
-    )
-  }
-  const leaseMs = checkBusInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
-  const codec: Codec = options.codec ?? jsonCodec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    throw new TypeError(
-      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeBusValue(codec)}.`,
-    )
-  }
-  const connectTimeoutMs = checkBusInteger(
-    where,
-    'connectTimeoutMs (ms)',
-    options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
-    1,
-    2 ** 31 - 1,
-  )
+  const { partitions, leaseMs, codec, connectTimeoutMs } = resolveBusOptions(where, options)
   // The schema's migrations, once per bus (and never twice at once); a failure is tried again at the next step.
   let migrated: Promise<void> | undefined
   const ready = (): Promise<void> => {

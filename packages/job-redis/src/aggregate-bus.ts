@@ -11,12 +11,12 @@ import {
   type DeadLetter,
   type DeliveryHandler,
   describeBusValue,
+  resolveBusOptions,
   resolveConsumeOptions,
   type SendReceipt,
 } from '@vega/job-distributed'
 import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
 import type { ConsumeOptions, RedisAggregateBus, RedisAggregateBusOptions } from './bus-types.js'
-import { type Codec, jsonCodec } from './codec.js'
 import { RedisUnavailableError } from './errors.js'
 import { bounded } from './internal/bounded.js'
 import { RedisBusEngine } from './internal/bus/engine.js'
@@ -24,8 +24,6 @@ import { BusKeys } from './internal/bus/keys.js'
 import { commandStep, runByNode } from './internal/bus/nodes.js'
 import { busScripts } from './internal/bus/scripts.js'
 import type { RedisClient } from './internal/redis-io.js'
-
-const MAX_PARTITIONS = 16_384
 
 /** Orders stream entry ids (`<ms>-<seq>`) as Redis does. */
 function compareEntryIds(a: string, b: string): number {
@@ -109,36 +107,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
       `${where}: prefix must be a non-empty string without whitespace (it starts every key), got ${describeBusValue(prefix)}.`,
     )
   }
-  if (options.partitions === undefined) {
-    throw new TypeError(
-      `${where}: partitions is missing; pass the number of streams per aggregate (for example 64), the same in every process.`,
-    )
-  }
-  const partitions = checkBusInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
-  if (options.leaseMs === undefined) {
-    throw new TypeError(
-      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
-    )
-  }
-  const leaseMs = checkBusInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
-  const codec: Codec = options.codec ?? jsonCodec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    throw new TypeError(
-      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeBusValue(codec)}.`,
-    )
-  }
-  const connectTimeoutMs = checkBusInteger(
-    where,
-    'connectTimeoutMs (ms)',
-    options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
-    1,
-    2 ** 31 - 1,
-  )
+  const { partitions, leaseMs, codec, connectTimeoutMs } = resolveBusOptions(where, options)
   const keysOf = new Map<string, BusKeys>()
   const keys = (aggregate: string): BusKeys => {
     let found = keysOf.get(aggregate)

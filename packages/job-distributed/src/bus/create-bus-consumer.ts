@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { assertKnownKeys } from '@vega/job-core'
 import { type NamedAggregate, toNamedAggregate } from '@vega/job-scheduler'
-import type { Codec } from '../codec.js'
+import { type Codec, jsonCodec } from '../codec.js'
 import { BusConsumer } from '../internal/bus/consumer.js'
 import { type ResolvedRetry, resolveRetry } from '../internal/bus/retry.js'
 import type { BusEngine, BusEntry, BusPartition } from './bus-engine.js'
@@ -172,6 +172,61 @@ export function checkBusMessage(
       { cause: error },
     )
   }
+}
+
+/** The most partitions per aggregate. */
+const MAX_PARTITIONS = 16_384
+
+/**
+ * The options every engine's bus takes — `partitions`, `leaseMs`, `codec`,
+ * `connectTimeoutMs` — checked (naming the option and the value) and
+ * resolved: strict JSON by default, and `connectTimeoutMs` min(leaseMs, 5000).
+ *
+ * @example
+ * ```ts
+ * const { partitions, leaseMs, codec, connectTimeoutMs } = resolveBusOptions('createPostgresAggregateBus(options)', options)
+ * ```
+ */
+export function resolveBusOptions(
+  where: string,
+  options: {
+    readonly partitions?: unknown
+    readonly leaseMs?: unknown
+    readonly codec?: unknown
+    readonly connectTimeoutMs?: unknown
+  },
+): { partitions: number; leaseMs: number; codec: Codec; connectTimeoutMs: number } {
+  if (options.partitions === undefined) {
+    throw new TypeError(
+      `${where}: partitions is missing; pass the number of partitions per aggregate (for example 64), the same in every process.`,
+    )
+  }
+  const partitions = checkBusInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
+  if (options.leaseMs === undefined) {
+    throw new TypeError(
+      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
+    )
+  }
+  const leaseMs = checkBusInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
+  const codec = (options.codec ?? jsonCodec) as Codec
+  if (
+    codec === null ||
+    typeof codec !== 'object' ||
+    typeof codec.encode !== 'function' ||
+    typeof codec.decode !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeBusValue(codec)}.`,
+    )
+  }
+  const connectTimeoutMs = checkBusInteger(
+    where,
+    'connectTimeoutMs (ms)',
+    options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
+    1,
+    2 ** 31 - 1,
+  )
+  return { partitions, leaseMs, codec, connectTimeoutMs }
 }
 
 const RETRY_OPTIONS = ['attempts', 'delay', 'retryIf']

@@ -2,6 +2,11 @@
  * Resolves after `ms`, or at once when `signal` aborts. Its timer never keeps
  * the process alive: what waits on it (a retry delay, a back-off) belongs to
  * a consumer whose own connection or handlers do.
+ *
+ * @example
+ * ```ts
+ * await pause(250, signal) // a back-off a stop can cut short
+ * ```
  */
 export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

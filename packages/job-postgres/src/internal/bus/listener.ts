@@ -1,5 +1,6 @@
+import { pause } from '@vega/job-distributed'
 import type { Client, Notification, Pool } from 'pg'
-import { bounded, pause } from './io.js'
+import { bounded } from './io.js'
 
 /** What one consumer hears on the bus's channel. */
 export interface BusHearing {

@@ -1,5 +1,4 @@
-import type { BusReader, BusReaderContext } from '@vega/job-distributed'
-import { pause } from '../bounded.js'
+import { type BusReaderContext, BusReadLoop } from '@vega/job-distributed'
 import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
 import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
@@ -29,6 +28,11 @@ function field(fields: readonly string[], name: string): string {
   return ''
 }
 
+/** A stream entry as a handler gets it: the id and body fields, its first attempt here. */
+function entryOf([entryId, fields]: RawEntry, attempt: number): RedisEntry {
+  return { id: field(fields, 'i'), entryId, body: field(fields, 'b'), attempt }
+}
+
 /**
  * A consumer's reading: first takes over each new partition's pending
  * entries (a previous owner's), then reads new entries of the partitions it
@@ -42,88 +46,20 @@ function field(fields: readonly string[], name: string): string {
  * trip is bounded by connectTimeoutMs; a read that answers after its bound
  * is still taken, in order.
  */
-export class Reader implements BusReader<RedisPartition> {
-  /** Messages read and not yet settled. */
-  outstanding = 0
-  readonly highWater: number
-  readonly blockMs: number
-  /** When every partition was last marked for reading (the safety net). */
-  private sweptAt = performance.now()
-  /** It stopped reading at the high-water mark. */
-  private full = false
-  private sleeper: (() => void) | undefined
-  private reading = true
-  readonly finished: Promise<void>
-
+export class Reader extends BusReadLoop<RedisPartition, RedisEntry> {
   constructor(
     private readonly config: ReaderConfig,
-    private readonly context: BusReaderContext<RedisPartition, RedisEntry>,
+    context: BusReaderContext<RedisPartition, RedisEntry>,
   ) {
-    this.blockMs = Math.max(10, Math.min(1000, Math.floor(config.leaseMs / 3)))
-    this.highWater = Math.max(256, config.parallelism * 32)
-    this.finished = this.loop()
+    super(context, config)
   }
 
-  /** Reads nothing more (a stop began); the loop ends at its next turn. */
-  stop(): void {
-    this.reading = false
-    this.poke()
-  }
-
-  /** One message settled: reading goes on if it had stopped at the high-water mark. */
-  settled(): void {
-    this.outstanding--
-    if (this.full && this.outstanding <= this.highWater / 2) {
-      this.full = false
-      this.poke()
-    }
-  }
-
-  /** A send woke `p` (or its channel's subscription just held): read it again. */
-  woke(p: RedisPartition): void {
-    p.wakes++
-    this.poke()
-  }
-
-  /** Wakes the loop from its wait. */
-  poke(): void {
-    const sleeper = this.sleeper
-    this.sleeper = undefined
-    sleeper?.()
-  }
-
-  private async loop(): Promise<void> {
-    while (this.reading) {
-      const parts = this.context.owned().filter((p) => p.state === 'active')
-      const claiming = parts.filter((p) => p.claiming)
-      try {
-        if (claiming.length > 0) {
-          await this.claim(claiming)
-          continue
-        }
-        const now = performance.now()
-        if (now - this.sweptAt >= this.blockMs) {
-          // Every blockMs every partition is read (a wake-up may have been missed).
-          this.sweptAt = now
-          for (const p of parts) p.wakes++
-        }
-        const due = parts.filter((p) => p.wakes !== p.readUpTo)
-        if (this.outstanding >= this.highWater) {
-          this.full = true
-          await this.sleep()
-          continue
-        }
-        if (due.length === 0) {
-          await this.sleep()
-          continue
-        }
-        if (!(await this.read(due))) await pause(this.blockMs)
-      } catch (error) {
-        if (!this.reading) return
-        this.context.report(error)
-        await pause(this.blockMs)
-      }
-    }
+  /** New partitions first hand out their pending entries (a previous owner's), before any new read. */
+  protected override async takeOver(parts: RedisPartition[]): Promise<boolean> {
+    const claiming = parts.filter((p) => p.claiming)
+    if (claiming.length === 0) return false
+    await this.claim(claiming)
+    return true
   }
 
   /**
@@ -159,7 +95,7 @@ export class Reader implements BusReader<RedisPartition> {
       const [, next, entries, counts] = reply
       if (p.state === 'active') {
         entries.forEach((entry, j) => {
-          this.handOut(p, entry, Number(counts[j] ?? 1))
+          this.handOut(p, entryOf(entry, Number(counts[j] ?? 1)))
         })
       }
       p.claimCursor = next
@@ -169,7 +105,7 @@ export class Reader implements BusReader<RedisPartition> {
   }
 
   /** Reads the partitions due; → false when a step failed (the loop backs off). */
-  private async read(due: RedisPartition[]): Promise<boolean> {
+  protected async read(due: RedisPartition[]): Promise<boolean> {
     const { redis, connectTimeoutMs, leaseMs, id } = this.config
     const room = this.highWater - this.outstanding
     const count = Math.max(1, Math.min(512, Math.ceil(room / due.length)))
@@ -222,24 +158,9 @@ export class Reader implements BusReader<RedisPartition> {
       if (lost.includes(k + 1)) return
       const entries = byStream.get(p.stream) ?? []
       // Read after a handover began, or after the lease was lost: left pending for the next owner.
-      if (p.state === 'active') for (const entry of entries) this.handOut(p, entry, 1)
+      if (p.state === 'active') for (const entry of entries) this.handOut(p, entryOf(entry, 1))
       const mark = marks?.get(p)
       if (mark !== undefined && entries.length < count && p.readUpTo < mark) p.readUpTo = mark
     })
-  }
-
-  private handOut(p: RedisPartition, entry: RawEntry, attempt: number): void {
-    p.outstanding++
-    this.outstanding++
-    const [entryId, fields] = entry
-    this.context.dispatch(p, { id: field(fields, 'i'), entryId, body: field(fields, 'b'), attempt })
-  }
-
-  /** Waits until poked, or until the next sweep is due. */
-  private sleep(): Promise<void> {
-    const wake = new AbortController()
-    this.sleeper = () => wake.abort()
-    const left = this.sweptAt + this.blockMs - performance.now()
-    return pause(Math.max(1, left), wake.signal)
   }
 }
