@@ -34,6 +34,7 @@ export {
   checkBusMessage,
   createBusConsumer,
   describeBusValue,
+  prepareBusConsumer,
   type ResolvedRetry,
   resolveBusOptions,
   resolveConsumeOptions,

@@ -2,8 +2,6 @@ import { assertKnownKeys } from '@vega/job-core'
 import {
   type AggregateBusConsumer,
   type BusMessage,
-  busConsumerId,
-  busWarning,
   checkBusAggregate,
   checkBusInteger,
   checkBusMessage,
@@ -11,11 +9,11 @@ import {
   type DeadLetter,
   type DeliveryHandler,
   describeBusValue,
+  prepareBusConsumer,
   resolveBusOptions,
-  resolveConsumeOptions,
   type SendReceipt,
 } from '@vega/job-distributed'
-import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
+import { toGroupKey } from '@vega/job-scheduler'
 import type { Pool, PoolClient } from 'pg'
 import type {
   ConsumeOptions,
@@ -159,52 +157,35 @@ export function createPostgresAggregateBus(
     consumeOptions: ConsumeOptions = {},
   ): AggregateBusConsumer => {
     const at = 'bus.consume(aggregate, handler, options)'
-    checkBusAggregate(at, aggregate)
-    if (typeof handler !== 'function') {
-      throw new TypeError(
-        `${at}: handler must be a function (delivery, signal) => …, got ${describeBusValue(handler)}.`,
-      )
-    }
-    const { parallelism, retry } = resolveConsumeOptions(at, consumeOptions, ['transaction'])
+    const config = prepareBusConsumer(at, aggregate, handler, consumeOptions, {
+      engine: '@vega/job-postgres',
+      known: ['transaction'],
+      partitions,
+      leaseMs,
+      connectTimeoutMs,
+      codec,
+      operationOf: (error) => (isPostgresUnavailableError(error) ? error.operation : undefined),
+    })
     const transaction = consumeOptions.transaction ?? false
     if (typeof transaction !== 'boolean') {
       throw new TypeError(
         `${at}: transaction must be true or false, got ${describeBusValue(transaction)}.`,
       )
     }
-    const id = busConsumerId()
-    const onError = busWarning('@vega/job-postgres', leaseMs, id, (error) =>
-      isPostgresUnavailableError(error) ? error.operation : undefined,
-    )
-    listener ??= new BusListener(pool, channel, connectTimeoutMs, ready, onError)
+    listener ??= new BusListener(pool, channel, connectTimeoutMs, ready, config.onError)
     const engine = new PostgresBusEngine({
       store,
       listener,
       aggregate,
-      id,
+      id: config.id,
       partitions,
       leaseMs,
       connectTimeoutMs,
-      parallelism,
+      parallelism: config.parallelism,
       transaction,
-      report: onError,
+      report: config.onError,
     })
-    return createBusConsumer(
-      engine,
-      {
-        aggregate,
-        named: toNamedAggregate(aggregate),
-        id,
-        partitions,
-        leaseMs,
-        connectTimeoutMs,
-        codec,
-        parallelism,
-        retry,
-        onError,
-      },
-      handler as DeliveryHandler<unknown>,
-    )
+    return createBusConsumer(engine, config, handler as DeliveryHandler<unknown>)
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {

@@ -2,8 +2,6 @@ import { assertKnownKeys } from '@vega/job-core'
 import {
   type AggregateBusConsumer,
   type BusMessage,
-  busConsumerId,
-  busWarning,
   checkBusAggregate,
   checkBusInteger,
   checkBusMessage,
@@ -11,11 +9,11 @@ import {
   type DeadLetter,
   type DeliveryHandler,
   describeBusValue,
+  prepareBusConsumer,
   resolveBusOptions,
-  resolveConsumeOptions,
   type SendReceipt,
 } from '@vega/job-distributed'
-import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
+import { toGroupKey } from '@vega/job-scheduler'
 import type { ConsumeOptions, RedisAggregateBus, RedisAggregateBusOptions } from './bus-types.js'
 import { RedisUnavailableError } from './errors.js'
 import { bounded } from './internal/bounded.js'
@@ -132,44 +130,33 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     handler: DeliveryHandler<B>,
     consumeOptions: ConsumeOptions = {},
   ): AggregateBusConsumer => {
-    const at = 'bus.consume(aggregate, handler, options)'
-    checkBusAggregate(at, aggregate)
-    if (typeof handler !== 'function') {
-      throw new TypeError(
-        `${at}: handler must be a function (delivery, signal) => …, got ${describeBusValue(handler)}.`,
-      )
-    }
-    const { parallelism, retry } = resolveConsumeOptions(at, consumeOptions, [])
-    const id = busConsumerId()
-    const onError = busWarning('@vega/job-redis', leaseMs, id, (error) =>
-      error instanceof RedisUnavailableError ? error.operation : undefined,
-    )
-    const engine = new RedisBusEngine({
-      redis,
-      keys: keys(aggregate),
-      id,
-      partitions,
-      leaseMs,
-      connectTimeoutMs,
-      parallelism,
-      report: onError,
-    })
-    return createBusConsumer(
-      engine,
+    const config = prepareBusConsumer(
+      'bus.consume(aggregate, handler, options)',
+      aggregate,
+      handler,
+      consumeOptions,
       {
-        aggregate,
-        named: toNamedAggregate(aggregate),
-        id,
+        engine: '@vega/job-redis',
+        known: [],
         partitions,
         leaseMs,
         connectTimeoutMs,
         codec,
-        parallelism,
-        retry,
-        onError,
+        operationOf: (error) =>
+          error instanceof RedisUnavailableError ? error.operation : undefined,
       },
-      handler as DeliveryHandler<unknown>,
     )
+    const engine = new RedisBusEngine({
+      redis,
+      keys: keys(aggregate),
+      id: config.id,
+      partitions,
+      leaseMs,
+      connectTimeoutMs,
+      parallelism: config.parallelism,
+      report: config.onError,
+    })
+    return createBusConsumer(engine, config, handler as DeliveryHandler<unknown>)
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {

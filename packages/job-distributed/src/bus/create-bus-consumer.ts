@@ -56,6 +56,57 @@ export function createBusConsumer<P extends BusPartition, E extends BusEntry>(
   return new BusConsumer(engine, config, handler)
 }
 
+/**
+ * A `consume` call's arguments checked (the aggregate, the handler, the
+ * common options and the engine's own `known` ones) and made into the
+ * consumer's config, with a new consumer id and a throttled warning
+ * ({@link busWarning}) for the errors it recovers from.
+ *
+ * @example
+ * ```ts
+ * const config = prepareBusConsumer('bus.consume(aggregate, handler, options)', aggregate, handler, options, {
+ *   engine: '@vega/job-postgres', known: ['transaction'], partitions, leaseMs, connectTimeoutMs, codec,
+ *   operationOf: (e) => (isPostgresUnavailableError(e) ? e.operation : undefined),
+ * })
+ * ```
+ */
+export function prepareBusConsumer(
+  where: string,
+  aggregate: unknown,
+  handler: unknown,
+  options: unknown,
+  bus: {
+    readonly engine: string
+    readonly known: readonly string[]
+    readonly partitions: number
+    readonly leaseMs: number
+    readonly connectTimeoutMs: number
+    readonly codec: Codec
+    readonly operationOf: (error: unknown) => string | undefined
+  },
+): BusConsumerConfig {
+  const named = checkBusAggregate(where, aggregate)
+  if (typeof handler !== 'function') {
+    throw new TypeError(
+      `${where}: handler must be a function (delivery, signal) => …, got ${describeBusValue(handler)}.`,
+    )
+  }
+  const { parallelism, retry } = resolveConsumeOptions(where, options, bus.known)
+  const id = busConsumerId()
+  return {
+    aggregate: named,
+    named: toNamedAggregate(named),
+    id,
+    partitions: bus.partitions,
+    leaseMs: bus.leaseMs,
+    connectTimeoutMs: bus.connectTimeoutMs,
+    codec: bus.codec,
+    parallelism,
+    retry,
+    onError: busWarning(bus.engine, bus.leaseMs, id, bus.operationOf),
+  }
+}
+
 let consumers = 0
 
 /**

@@ -198,11 +198,12 @@ export class BusConsumer<P extends BusPartition, E extends BusEntry>
         )
       }
     }
-    await this.membership.release(all, true)
-    this.phase = 'stopped'
+    // No tick after this one: a tick sent before the stop may still be renewing the membership or
+    // granting partitions; once it ended (and what it granted was given back), the consumer leaves.
     this.membership.stop()
-    // A tick sent before the stop may still be granting partitions: they are given back before the stop resolves.
     await this.membership.settled()
+    await this.membership.release(this.membership.owned(), true)
+    this.phase = 'stopped'
     this.handling.stop()
     this.wakeups.close()
     // A read stuck on a silent storage is not waited for past connectTimeoutMs; the wait's timer goes with it.
