@@ -84,6 +84,37 @@ export interface RedisCoordination {
   createSerialize(options?: RedisSerializeOptions): Coordinator
   /** What this process keeps right now: parked calls, held leases, keys with waiters. */
   inspect(): { waiters: number; leases: number; keys: number }
+  /** How this process's waiters were woken so far: how often they fell back to the polling floor. */
+  counters(): RedisCoordinationCounters
+}
+
+/**
+ * What {@link RedisCoordination.counters} reports: totals since the
+ * coordination was created, for this process.
+ *
+ * @example
+ * ```ts
+ * const before = cluster.counters().floorWakeUps
+ * await Promise.all(calls)
+ * // 0 when every grant reached its waiter by message, none on the polling floor.
+ * console.log(cluster.counters().floorWakeUps - before)
+ * ```
+ */
+export interface RedisCoordinationCounters {
+  /**
+   * How many times a waiter here asked Redis again because nothing woke it
+   * within leaseMs / 3 (its polling floor). Grants and wake-ups come by
+   * pub/sub message; the floor keeps a long wait's place in the queue alive,
+   * and covers a message that was lost (a subscriber connection that dropped).
+   */
+  readonly floorRechecks: number
+  /**
+   * Of {@link floorRechecks}, those that found the call's turn had already
+   * come (its grant, its dedupe leader's result, or a newer keepLatest call):
+   * each is a wake-up message this process did not hear, and cost its call up
+   * to leaseMs / 3. A count that keeps growing means messages do not arrive.
+   */
+  readonly floorWakeUps: number
 }
 
 const COORDINATION_OPTIONS = [
@@ -241,5 +272,6 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
     plugin,
     createSerialize,
     inspect: () => cluster.inspect(),
+    counters: () => cluster.counters(),
   })
 }

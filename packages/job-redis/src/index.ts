@@ -17,6 +17,7 @@ export { type Codec, jsonCodec } from './codec.js'
 export {
   createRedisCoordination,
   type RedisCoordination,
+  type RedisCoordinationCounters,
   type RedisCoordinationOptions,
   type RedisSerializeOptions,
 } from './create-redis-coordination.js'

@@ -256,6 +256,27 @@ describe('a process that hears nothing (its subscriber never connects)', () => {
     expect(await keysOf(holder.redis, prefix)).toEqual([`${prefix}:{"k"}:fence`])
   })
 
+  it('serialize: its own next call starts on its own release’s reply, not on a message it cannot hear nor on its floor', async () => {
+    const prefix = `wo${process.pid}`
+    // A floor of 10 s: a hand-off left to it would show in the counters and in the test's time.
+    const alone = deaf(prefix, 30_000)
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    await hold(alone.runtime, alone, 'k', gate)
+    const next = run(
+      alone.runtime,
+      withCoordinator(async () => 'next', alone.cluster.serialize, { key: 'k' }),
+    )
+    await queued(alone, 1)
+    open()
+    expect(await next).toBe('next')
+    expect(alone.cluster.counters()).toEqual({ floorRechecks: 0, floorWakeUps: 0 })
+    await shutdown(alone.runtime)
+    expect(await keysOf(alone.redis, prefix)).toEqual([`${prefix}:{"k"}:fence`])
+  })
+
   it('keepLatest: superseded by a newer call it never heard of, it ends superseded at its next re-check and does not come back ahead of the newer call', async () => {
     const prefix = `wl${process.pid}`
     const holder = process_('one server', prefix, 900)

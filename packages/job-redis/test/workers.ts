@@ -18,6 +18,8 @@ export interface CallSpec {
   fence?: boolean
   ignoreSignal?: boolean
   assertAtEnd?: boolean
+  /** The body holds until {@link Worker.open} (bodyMs is ignored). */
+  gated?: boolean
 }
 
 let calls = 0
@@ -25,6 +27,8 @@ let calls = 0
 /** A forked Node process with one runtime, driven over IPC; every message it sent is kept. */
 export class Worker {
   readonly messages: Message[] = []
+  /** The numbers of the calls it issued as it started (see {@link WorkerOptions.boot}). */
+  readonly bootCalls: number[] = []
   private readonly listeners = new Set<() => void>()
 
   constructor(readonly child: ChildProcess) {
@@ -72,6 +76,23 @@ export class Worker {
     return this.waitFor((m) => m.t === 'enter' && m.n === n, ms, `body of call ${n}`)
   }
 
+  /** Lets a gated body (see {@link CallSpec.gated}) end. */
+  open(n: number): void {
+    this.child.send({ cmd: 'open', n })
+  }
+
+  /** Its coordination's counters right now (floor re-checks, floor wake-ups). */
+  async counters(): Promise<{ floorRechecks: number; floorWakeUps: number }> {
+    const asked = ++calls
+    this.child.send({ cmd: 'counters', asked })
+    const reply = await this.waitFor(
+      (m) => m.t === 'counters' && m.asked === asked,
+      20_000,
+      'counters',
+    )
+    return reply.counters as { floorRechecks: number; floorWakeUps: number }
+  }
+
   of(kind: string): Message[] {
     return this.messages.filter((m) => m.t === kind)
   }
@@ -94,6 +115,12 @@ export class Worker {
   }
 }
 
+/** Calls a worker issues in the tick that made its engine (before its client is ready). */
+export interface BootCalls {
+  readonly spec: CallSpec
+  readonly count: number
+}
+
 export interface WorkerOptions {
   /** A single server's URL; ignored when `clusterPorts` is given. */
   url: string
@@ -102,6 +129,10 @@ export interface WorkerOptions {
   prefix: string
   leaseMs: number
   connectTimeoutMs?: number
+  /** The module the workers import ioredis from: 'ioredis' (default) or an alias of another major, 'ioredis-6'. */
+  ioredis?: string
+  /** Calls each worker issues as it starts, numbered in {@link Worker.bootCalls}. */
+  boot?: BootCalls
 }
 
 export async function startWorkers(count: number, options: WorkerOptions): Promise<Worker[]> {
@@ -109,7 +140,17 @@ export async function startWorkers(count: number, options: WorkerOptions): Promi
     { length: count },
     () => new Worker(fork(SCRIPT, [], { stdio: 'inherit' })),
   )
-  for (const worker of workers) worker.child.send({ cmd: 'init', ...options })
+  for (const worker of workers) {
+    const { boot, ...rest } = options
+    if (boot !== undefined) {
+      for (let i = 0; i < boot.count; i++) worker.bootCalls.push(++calls)
+    }
+    worker.child.send({
+      cmd: 'init',
+      ...rest,
+      boot: boot === undefined ? undefined : { spec: boot.spec, ns: worker.bootCalls },
+    })
+  }
   await Promise.all(workers.map((w) => w.waitFor((m) => m.t === 'ready', 30_000, 'start')))
   return workers
 }

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto'
 import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Codec } from '../codec.js'
+import type { RedisCoordinationCounters } from '../create-redis-coordination.js'
 import type { LeaderContext } from '../leader-context.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
-import type { RedisClient, RedisIO } from './redis-io.js'
-import { openShardedSubscriber, subscribeSharded } from './sharded-subscriber.js'
+import type { HandOff, RedisIO } from './redis-io.js'
+import { ShardedSubscriber } from './sharded-subscriber.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
 
 export interface Located {
@@ -38,7 +39,7 @@ export class Cluster implements WaiterRegistry {
   /** Ids of this process's holders and waiters start with it (a restart tells local from remote). */
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
   private counter = 0
-  private subscriber: RedisClient | undefined
+  private subscriber: ShardedSubscriber | undefined
   /** The keys whose channel this process listens to, by hash; and the hash of each channel. */
   private readonly listening: Map<string, Listening> = new Map()
   private readonly channels: Map<string, string> = new Map()
@@ -78,6 +79,10 @@ export class Cluster implements WaiterRegistry {
     this.releasing++
   }
 
+  handedOff(handOff: HandOff): void {
+    this.byId.get(handOff.id)?.handed(handOff.fence, handOff.server)
+  }
+
   releaseDone(): void {
     if (--this.releasing > 0) return
     const drained = this.drained
@@ -100,15 +105,16 @@ export class Cluster implements WaiterRegistry {
    */
   listen(): void {
     if (this.subscriber !== undefined || this.io.redis.status === 'end') return
-    this.subscriber = openShardedSubscriber(this.io.redis, (channel, message) =>
+    this.subscriber = new ShardedSubscriber(this.io.redis, (channel, message) =>
       this.hear(channel, message),
     )
   }
 
   /**
-   * Listens to the key's channel. A new subscription re-checks the key's
-   * waiters once it holds: a message sent before it did is not heard, and the
-   * re-check finds what it said ({@link recheck}).
+   * Listens to the key's channel. The key's waiters re-check each time the
+   * subscription holds (first, and after a reconnect re-subscribed it): a
+   * message sent before it did is not heard, and the re-check finds what it
+   * said ({@link recheck}).
    */
   want(hash: string): void {
     const known = this.listening.get(hash)
@@ -129,7 +135,7 @@ export class Cluster implements WaiterRegistry {
     }
     // Not subscribed: the key's next waiter tries again; until then its waiters poll on their floor.
     const failed = () => this.forget(hash, listening)
-    subscribeSharded(subscriber, listening.channel, subscribed, failed)
+    subscriber.subscribe(listening.channel, subscribed, failed)
   }
 
   /**
@@ -163,8 +169,7 @@ export class Cluster implements WaiterRegistry {
   }
 
   private stopListening(hash: string, listening: Listening): void {
-    if (this.forget(hash, listening))
-      this.subscriber?.sunsubscribe(listening.channel).catch(() => {})
+    if (this.forget(hash, listening)) this.subscriber?.unsubscribe(listening.channel)
   }
 
   private forget(hash: string, listening: Listening): boolean {
@@ -183,12 +188,24 @@ export class Cluster implements WaiterRegistry {
     this.channels.clear()
     const subscriber = this.subscriber
     this.subscriber = undefined
-    if (subscriber === undefined) return
-    subscriber.disconnect()
+    subscriber?.close()
+  }
+
+  /** How often a waiter of this process asked again on its polling floor, and found its turn had come (see {@link counters}). */
+  private floorRechecks = 0
+  private floorWakeUps = 0
+
+  flooredOut(turnCame: boolean): void {
+    this.floorRechecks++
+    if (turnCame) this.floorWakeUps++
   }
 
   inspect(): { waiters: number; leases: number; keys: number } {
     return { waiters: this.byId.size, leases: this.leases.size, keys: this.byHash.size }
+  }
+
+  counters(): RedisCoordinationCounters {
+    return { floorRechecks: this.floorRechecks, floorWakeUps: this.floorWakeUps }
   }
 
   /** A message on a key's channel (see the scripts): `g` hand-off, `w` wake, `x` evicted, `s` superseded, `r` dedupe result. */

@@ -2,7 +2,7 @@ import type { PluginHost, Task } from '@vega/job-core'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
 import { type Deferred, deferred, quiet } from './deferred.js'
-import type { Answer, RedisIO, ReleaseKind } from './redis-io.js'
+import type { Answer, HandOff, RedisIO, ReleaseKind } from './redis-io.js'
 
 /** What a lease does when it is lost or taken over. */
 export interface LeaseOwner {
@@ -26,6 +26,8 @@ export interface LeaseHome {
   readonly leases: Map<string, Lease>
   releaseStarted(): void
   releaseDone(): void
+  /** The release handed the key on: a waiter of this process starts on the reply, not on its message. */
+  handedOff(handOff: HandOff): void
 }
 
 /**
@@ -35,7 +37,7 @@ export interface LeaseHome {
  * lease learns it on its first tick, before its body can hand out a value),
  * and releases at the end.
  */
-export class Lease implements Answer<boolean> {
+export class Lease implements Answer<boolean | HandOff> {
   fence: number | undefined
   runId: string | undefined
   lostWith: LeaseLostError | undefined
@@ -159,8 +161,9 @@ export class Lease implements Answer<boolean> {
     this.io.releaseTo(this.hash, this.holderId, kind, payload, this.single, this)
   }
 
-  /** The release's reply (Answer): Redis has the key back. */
-  answered(): void {
+  /** The release's reply (Answer): Redis has the key back, or gave it to the next waiter. */
+  answered(reply: boolean | HandOff): void {
+    if (typeof reply === 'object') this.home.handedOff(reply)
     this.home.releaseDone()
   }
 

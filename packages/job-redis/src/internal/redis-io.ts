@@ -32,6 +32,13 @@ export type AcquireReply =
   /** A keepLatest waiter asked again and found itself out of the line: a newer call took its place. */
   | { readonly kind: 'superseded' }
 
+/** A release handed a single-slot key to the waiter `id` (`server`: the granting server's run_id, '' on one primary). */
+export interface HandOff {
+  readonly id: string
+  readonly fence: number
+  readonly server: string
+}
+
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
 
@@ -293,17 +300,21 @@ export class RedisIO {
     )
   }
 
-  /** Gives the key back; `to` hears whether this call still held it. */
+  /**
+   * Gives the key back; `to` hears whether this call still held it, or, when
+   * the release handed a single-slot key to the next waiter, that hand-off
+   * (what the key's channel was told).
+   */
   releaseTo(
     hash: string,
     id: string,
     kind: ReleaseKind,
     payload: string,
     single: boolean,
-    to: Answer<boolean>,
+    to: Answer<boolean | HandOff>,
   ): void {
     const args = releaseArgs(this, hash, id, kind, payload, single)
-    const step = () => scripts.release.run(this.redis, RELEASE_KEYS[kind], args, isOne)
+    const step = () => scripts.release.run(this.redis, RELEASE_KEYS[kind], args, parseRelease)
     this.send('release', step, to)
   }
 
@@ -316,7 +327,10 @@ export class RedisIO {
     single: boolean,
   ): Promise<boolean> {
     return new Promise((answered, failed) => {
-      this.releaseTo(hash, id, kind, payload, single, { answered, failed })
+      this.releaseTo(hash, id, kind, payload, single, {
+        answered: (reply) => answered(reply !== false),
+        failed,
+      })
     })
   }
 
@@ -333,6 +347,12 @@ export class RedisIO {
 }
 
 const isOne = (reply: unknown): boolean => reply === 1
+
+function parseRelease(reply: unknown): boolean | HandOff {
+  if (!Array.isArray(reply)) return reply === 1
+  const [id, fence, server] = reply as string[]
+  return { id: String(id), fence: Number(fence), server: String(server ?? '') }
+}
 
 const NONE: readonly string[] = Object.freeze([])
 /** Where commands sent before the client is ready wait (see {@link RedisIO.socket}). */

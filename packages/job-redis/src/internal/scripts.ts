@@ -74,7 +74,9 @@ end
 // and gave up) goes straight to the first live waiter: the script grants it
 // and tells the waiter on the key's channel, so a hand-off costs the waiter
 // no round trip (it only listens). A waiter that missed the message finds the
-// lock in its name at its next re-check. Needs ACQUIRE_HELPERS.
+// lock in its name at its next re-check. It returns what it published (the
+// waiter's id, fence and server), or nil: a release hands its reply to a
+// waiter of its own process at once. Needs ACQUIRE_HELPERS.
 const HAND_OVER = `
 local function hand_over(lock, queue, wexp, fence, channel, lease, fence_ttl, with_run_id)
   if redis.call('EXISTS', queue) == 0 then return end
@@ -86,7 +88,9 @@ local function hand_over(lock, queue, wexp, fence, channel, lease, fence_ttl, wi
   local token = grant(fence, lock, true, head, lease, fence_ttl, 0)
   local server = ''
   if with_run_id == '1' then server = run_id() end
-  redis.call('SPUBLISH', channel, 'g\\n' .. head .. '\\n' .. string.format('%d', token) .. '\\n' .. server)
+  local fence_text = string.format('%d', token)
+  redis.call('SPUBLISH', channel, 'g\\n' .. head .. '\\n' .. fence_text .. '\\n' .. server)
+  return {head, fence_text, server}
 end
 `
 
@@ -249,7 +253,8 @@ return 1
  * | wake   | lock, followers               | id, kind, channel, '1'                                        |
  * | result | lock, result, followers       | id, kind, channel, '1', leaseMs, payload                      |
  *
- * → 1 released | 0 was not holding
+ * → 1 released | 0 was not holding | {id, fence, server} released and handed
+ * the key to the waiter `id` (plain, single: what its channel was told)
  */
 const RELEASE = `${PRELUDE}${ACQUIRE_HELPERS}${HAND_OVER}
 local id, kind, channel, single = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
@@ -266,7 +271,8 @@ if kind == 'result' then
 elseif kind == 'wake' then
   if redis.call('DEL', KEYS[2]) == 1 then redis.call('SPUBLISH', channel, 'w') end
 elseif single then
-  hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], channel, tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
+  local handed = hand_over(KEYS[1], KEYS[2], KEYS[3], KEYS[4], channel, tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7])
+  if handed then return handed end
 else
   -- One slot came free: wake the first waiter only, not the whole line.
   local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]

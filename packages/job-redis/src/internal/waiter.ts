@@ -28,6 +28,12 @@ export interface WaiterRegistry {
   want(hash: string): void
   /** One listener fewer for the key's channel. */
   unwant(hash: string): void
+  /**
+   * A waiter asked again because nothing woke it within leaseMs / 3 (its
+   * polling floor), and Redis answered; `turnCame`: its grant, dedupe result
+   * or supersession was already there, so a wake-up message went unheard.
+   */
+  flooredOut(turnCame: boolean): void
 }
 
 /**
@@ -53,6 +59,8 @@ export class Waiter implements Answer<AcquireReply> {
   private queuedOnce = false
   private finished = false
   private floor: NodeJS.Timeout | undefined
+  /** The request on the wire was sent by the polling floor. */
+  private onFloor = false
 
   constructor(
     readonly io: RedisIO,
@@ -79,12 +87,14 @@ export class Waiter implements Answer<AcquireReply> {
     return !this.finished
   }
 
-  poll(): void {
+  /** Asks Redis (again); `floor`: because nothing woke the call within leaseMs / 3. */
+  poll(cause: 'woken' | 'floor' = 'woken'): void {
     if (this.finished) return
     if (this.inFlight) {
       this.again = true
       return
     }
+    this.onFloor = cause === 'floor'
     this.inFlight = true
     this.again = false
     this.clearFloor()
@@ -158,6 +168,7 @@ export class Waiter implements Answer<AcquireReply> {
 
   private onReply(reply: AcquireReply, sentAt: number): void {
     this.inFlight = false
+    if (this.onFloor) this.registry.flooredOut(reply.kind !== 'waiting')
     if (this.finished) {
       this.undo(reply)
       return
@@ -202,7 +213,7 @@ export class Waiter implements Answer<AcquireReply> {
       this.poll()
       return
     }
-    this.floor = setTimeout(() => this.poll(), Math.max(1, Math.floor(this.io.leaseMs / 3)))
+    this.floor = setTimeout(() => this.poll('floor'), Math.max(1, Math.floor(this.io.leaseMs / 3)))
     this.floor.unref()
   }
 

@@ -1,6 +1,6 @@
 import type { BusWakeHooks, BusWakeups } from '@vega/job-distributed'
 import type { RedisClient } from '../redis-io.js'
-import { openShardedSubscriber, subscribeSharded } from '../sharded-subscriber.js'
+import { ShardedSubscriber } from '../sharded-subscriber.js'
 import type { RedisPartition } from './partition.js'
 
 /**
@@ -12,7 +12,7 @@ import type { RedisPartition } from './partition.js'
  * it triggers. A message not heard costs one safety-net period.
  */
 export class Wakeups implements BusWakeups<RedisPartition> {
-  private readonly subscriber: RedisClient
+  private readonly subscriber: ShardedSubscriber
   private readonly partitions = new Map<string, RedisPartition>()
   private closed = false
 
@@ -22,7 +22,7 @@ export class Wakeups implements BusWakeups<RedisPartition> {
     private readonly consumerId: string,
     private readonly hooks: BusWakeHooks,
   ) {
-    this.subscriber = openShardedSubscriber(redis, (channel, message) =>
+    this.subscriber = new ShardedSubscriber(redis, (channel, message) =>
       this.heard(channel, message),
     )
     this.subscribe(ctl, () => hooks.membershipChanged())
@@ -35,7 +35,7 @@ export class Wakeups implements BusWakeups<RedisPartition> {
     for (const channel of [...this.partitions.keys()]) {
       if (wanted.has(channel)) continue
       this.partitions.delete(channel)
-      this.subscriber.sunsubscribe(channel).catch(() => {})
+      this.subscriber.unsubscribe(channel)
     }
     for (const [channel, p] of wanted) {
       const known = this.partitions.get(channel)
@@ -51,7 +51,7 @@ export class Wakeups implements BusWakeups<RedisPartition> {
   close(): void {
     this.closed = true
     this.partitions.clear()
-    this.subscriber.disconnect()
+    this.subscriber.close()
   }
 
   private subscribe(channel: string, held: () => void): void {
@@ -59,8 +59,7 @@ export class Wakeups implements BusWakeups<RedisPartition> {
     const failed = () => {
       if (channel !== this.ctl) this.partitions.delete(channel)
     }
-    subscribeSharded(
-      this.subscriber,
+    this.subscriber.subscribe(
       channel,
       () => {
         if (!this.closed) held()
