@@ -34,6 +34,8 @@ const SCENARIOS = [
   ['redis-overhead', './redis-overhead.mjs'],
   ['redis-serialize', './redis-serialize.mjs'],
   ['redis-bus', './redis-bus.mjs'],
+  ['postgres-overhead', './postgres-overhead.mjs'],
+  ['postgres-serialize', './postgres-serialize.mjs'],
   ['postgres-bus', './postgres-bus.mjs'],
   ['otel', './10-otel.mjs'],
 ]

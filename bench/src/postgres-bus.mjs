@@ -15,11 +15,11 @@ import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createPostgresAggregateBus } from '@vega/job-postgres'
 import { toGroupKey } from '@vega/job-scheduler'
-import { startPostgresServer } from '@vega/postgres-server'
 import { Logger, makeWorkerUtils } from 'graphile-worker'
 import pg from 'pg'
 import { PgBoss } from 'pg-boss'
 import { check } from './harness.mjs'
+import { postgresUrl } from './postgres-server.mjs'
 
 const CHILD = fileURLToPath(new URL('./postgres-bus-child.mjs', import.meta.url))
 const PARTITIONS = 64
@@ -30,19 +30,6 @@ const PG_BOSS = 'pg-boss 12.38.0 (key_strict_fifo)'
 const GRAPHILE = 'graphile-worker 0.18.0 (a queue per key group)'
 const BUS = 'job-postgres bus'
 
-let shared
-/** The scenario's own Postgres, started once per bench process. */
-function postgresUrl() {
-  shared ??= (async () => {
-    const server = await startPostgresServer({
-      who: 'the postgres-bus scenario',
-      folderPrefix: 'vega-bench-pg-',
-    })
-    process.on('exit', () => server.killNow())
-    return server.url
-  })()
-  return shared
-}
 // The server starts when the scenario loads, so no timed run pays for it.
 await postgresUrl()
 

@@ -1,29 +1,39 @@
 // pnpm lab:redis [-- --strategy serialize,dedupe --duration 100 --redis redis://127.0.0.1:6379]
 //                 [-- --devtools ws://127.0.0.1:4318]
+// pnpm lab:postgres [-- --postgres postgres://…] (the same, with --engine postgres)
 //
 // The lab's scenario across two processes: four calls
 // with one key, issued back-to-back, #1 and #3 in process A, #2 and #4 in
-// process B, both on one Redis through @vega/job-redis. Prints, per
-// strategy, what each call did and a swimlane of its life.
+// process B, both on one Redis through @vega/job-redis, or on one Postgres
+// through @vega/job-postgres. Prints, per strategy, what each call did and a
+// swimlane of its life.
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { startPostgresServer } from '@vega/postgres-server'
 import { startRedisServer } from '@vega/redis-server'
 
 const STRATEGIES = ['dedupe', 'restart', 'serialize', 'exhaust', 'keepLatest']
 const WIDTH = 40
 const CALLS = 4
 
-const USAGE = `Usage: pnpm lab:redis [-- options]
+const ENGINES = ['redis', 'postgres']
 
-The lab's scenario across two processes on one Redis:
+const USAGE = `Usage: pnpm lab:redis [-- options]
+       pnpm lab:postgres [-- options]
+
+The lab's scenario across two processes on one Redis (or one Postgres):
 4 calls with one key, issued back-to-back, #1 #3 in process A and #2 #4 in
 process B; call i's body sleeps D ms and returns i.
 
 Options:
+  --engine <name>    redis (default; @vega/job-redis) or postgres
+                     (@vega/job-postgres; what pnpm lab:postgres passes)
   --strategy <list>  comma-separated: ${STRATEGIES.join(', ')} (default all)
   --duration <ms>    how long each body sleeps (default 100)
   --redis <url>      use this Redis instead of starting a redis-server
+  --postgres <url>   use this Postgres instead of starting one (the lab
+                     makes its own schema there)
   --devtools <url>   send both processes' events to a devtools relay
                      (\`pnpm devtools\` serves one on ws://127.0.0.1:4318):
                      A and B show as two sessions in its panel
@@ -31,13 +41,16 @@ Options:
 `
 
 function options(argv) {
-  const args = argv[0] === '--' ? argv.slice(1) : argv
+  // pnpm passes the user's `--` on, after the script's own options (pnpm lab:postgres -- …).
+  const args = argv.filter((arg) => arg !== '--')
   const { values } = parseArgs({
     args,
     options: {
+      engine: { type: 'string' },
       strategy: { type: 'string' },
       duration: { type: 'string' },
       redis: { type: 'string' },
+      postgres: { type: 'string' },
       devtools: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -50,6 +63,10 @@ function options(argv) {
       )
     }
   }
+  const engine = values.engine ?? 'redis'
+  if (!ENGINES.includes(engine)) {
+    throw new Error(`--engine: unknown engine '${engine}'; expected ${ENGINES.join(', ')}.`)
+  }
   const duration = Number(values.duration ?? 100)
   if (!Number.isInteger(duration) || duration < 1 || duration > 60_000) {
     throw new Error(`--duration must be an integer from 1 to 60000, got '${values.duration}'.`)
@@ -60,22 +77,39 @@ function options(argv) {
     )
   }
   return {
+    engine,
     strategies,
     duration,
     redis: values.redis,
+    postgres: values.postgres,
     devtools: values.devtools,
     help: values.help === true,
   }
 }
 
-/** A throwaway redis-server: free loopback port, no persistence, its own folder. */
-async function startRedis() {
-  const server = await startRedisServer({
-    who: 'pnpm lab:redis',
-    alternative: '(or pass --redis <url>)',
-    folderPrefix: 'vega-redis-lab-',
-  })
+/** A throwaway redis-server (free loopback port, no persistence) or Postgres (a temporary cluster), in its own folder. */
+async function startServer(engine) {
+  const server =
+    engine === 'redis'
+      ? await startRedisServer({
+          who: 'pnpm lab:redis',
+          alternative: '(or pass --redis <url>)',
+          folderPrefix: 'vega-redis-lab-',
+        })
+      : await startPostgresServer({
+          who: 'pnpm lab:postgres',
+          alternative: '(or pass --postgres <url>)',
+          folderPrefix: 'vega-postgres-lab-',
+        })
   return { url: server.url, stop: () => server.dispose() }
+}
+
+const STORAGE = { redis: 'Redis', postgres: 'Postgres' }
+
+/** The command a user ran, for a usage error (before the options parsed). */
+function commandOf(argv) {
+  const at = argv.indexOf('--engine')
+  return at !== -1 && argv[at + 1] === 'postgres' ? 'lab:postgres' : 'lab:redis'
 }
 
 /**
@@ -251,35 +285,40 @@ async function main() {
   try {
     opts = options(process.argv.slice(2))
   } catch (error) {
-    process.stderr.write(`lab:redis: ${error.message}\nRun with --help for the options.\n`)
+    process.stderr.write(
+      `${commandOf(process.argv)}: ${error.message}\nRun with --help for the options.\n`,
+    )
     return 2
   }
   if (opts.help) {
     process.stdout.write(USAGE)
     return 0
   }
+  const command = `lab:${opts.engine}`
   if (opts.devtools !== undefined) {
     try {
       await checkRelay(opts.devtools)
     } catch (error) {
-      process.stderr.write(`lab:redis: ${error.message}\n`)
+      process.stderr.write(`${command}: ${error.message}\n`)
       return 2
     }
   }
-  const server = opts.redis === undefined ? await startRedis() : undefined
-  const url = opts.redis ?? server.url
+  const given = opts.engine === 'redis' ? opts.redis : opts.postgres
+  const server = given === undefined ? await startServer(opts.engine) : undefined
+  const url = given ?? server.url
   const processes = [new Process('A'), new Process('B')]
-  const prefix = `redis-lab-${process.pid}`
+  const prefix = `${opts.engine}_lab_${process.pid}`
+  const engine = opts.engine
   for (const p of processes) {
-    p.child.send({ cmd: 'init', url, prefix, name: p.name, devtools: opts.devtools })
+    p.child.send({ cmd: 'init', engine, url, prefix, name: p.name, devtools: opts.devtools })
   }
   await Promise.all(processes.map((p) => p.until((m) => m.t === 'ready')))
   console.log(
-    `@vega/redis-lab · the lab's scenario across two processes on one Redis (${url}): ${CALLS} calls with one key, issued back-to-back; call i's body sleeps ${ms(opts.duration)} and returns i\n`,
+    `@vega/redis-lab · the lab's scenario across two processes on one ${STORAGE[engine]} (${url}): ${CALLS} calls with one key, issued back-to-back; call i's body sleeps ${ms(opts.duration)} and returns i\n`,
   )
   if (opts.devtools !== undefined) {
     console.log(
-      `devtools: processes A and B send to ${opts.devtools} (sessions redis-lab A and redis-lab B)\n`,
+      `devtools: processes A and B send to ${opts.devtools} (sessions ${engine}-lab A and ${engine}-lab B)\n`,
     )
   }
   for (const strategy of opts.strategies) {

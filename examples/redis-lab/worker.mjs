@@ -1,19 +1,36 @@
-// One of the lab's two processes: a runtime with the Redis coordination,
-// driven by cli.mjs over IPC. It reports what its calls did, with a clock
+// One of the lab's two processes: a runtime with the Redis (or the Postgres)
+// coordination, driven by cli.mjs over IPC. It reports what its calls did, with a clock
 // both processes share.
 
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, isCancelledError, run, settle, shutdown, subscribe } from '@vega/job-core'
-import { createRedisCoordination } from '@vega/job-redis'
-import { Redis } from 'ioredis'
 
 // The system-wide monotonic clock: every process on the machine reads the same one.
 const now = () => Number(process.hrtime.bigint()) / 1e6
 const send = (message) => process.send?.(message)
 let runtime
 let cluster
-let redis
 let devtools
+/** Ends the engine's client once the runtime shut down. */
+let disconnect
+
+/** The engine's coordination on its client; each loaded only when chosen. */
+async function coordinationOf({ engine, url, prefix }) {
+  if (engine === 'postgres') {
+    const { createPostgresCoordination } = await import('@vega/job-postgres')
+    const { default: pg } = await import('pg')
+    const pool = new pg.Pool({ connectionString: url, max: 4 })
+    await pool.query('SELECT 1')
+    disconnect = () => pool.end()
+    return createPostgresCoordination({ pool, schema: prefix, leaseMs: 5000 })
+  }
+  const { createRedisCoordination } = await import('@vega/job-redis')
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(url)
+  await redis.ping()
+  disconnect = () => redis.disconnect()
+  return createRedisCoordination({ redis, prefix, leaseMs: 5000 })
+}
 
 /**
  * With `--devtools <url>`: this process's runtime as one session of the
@@ -41,17 +58,15 @@ function promiseText(error) {
 
 process.on('message', async (message) => {
   if (message.cmd === 'init') {
-    redis = new Redis(message.url)
-    cluster = createRedisCoordination({ redis, prefix: message.prefix, leaseMs: 5000 })
+    cluster = await coordinationOf(message)
     runtime = createRuntime({
-      name: `redis-lab ${message.name}`,
+      name: `${message.engine}-lab ${message.name}`,
       plugins: [installCoordination, cluster.plugin],
     })
     if (message.devtools !== undefined) devtools = await connectToRelay(runtime, message.devtools)
     subscribe(runtime, (event) => {
       if (event.type.startsWith('coordination:')) send({ t: 'event', event, at: now() })
     })
-    await redis.ping()
     send({ t: 'ready' })
   } else if (message.cmd === 'call') {
     const { call, value, strategy, duration, key } = message
@@ -86,7 +101,7 @@ process.on('message', async (message) => {
   } else if (message.cmd === 'stop') {
     await shutdown(runtime)
     devtools?.stop()
-    redis.disconnect()
+    await disconnect()
     process.disconnect()
   }
 })

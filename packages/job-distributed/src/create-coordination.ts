@@ -41,8 +41,7 @@ export interface DistributedSerializeOptions {
 }
 
 /**
- * What this process keeps right now, and how often its waiters fell back to
- * their re-check floor instead of being woken.
+ * What this process keeps right now.
  *
  * @example
  * ```ts
@@ -56,8 +55,34 @@ export interface DistributedInspection {
   readonly leases: number
   /** Keys with waiters. */
   readonly keys: number
-  /** Re-checks a waiter made on its floor (leaseMs / 3 without a wake-up) since the coordination was created. */
+}
+
+/**
+ * What `counters()` reports: totals since the coordination was created, for
+ * this process.
+ *
+ * @example
+ * ```ts
+ * const before = coordination.counters().floorWakeUps
+ * await Promise.all(calls)
+ * // 0 when every grant reached its waiter by a wake-up, none on the polling floor.
+ * console.log(coordination.counters().floorWakeUps - before)
+ * ```
+ */
+export interface DistributedCounters {
+  /**
+   * How many times a waiter here asked the storage again because nothing
+   * woke it within leaseMs / 3 (its polling floor). The floor keeps a long
+   * wait's place in the queue alive, and covers a wake-up that was lost.
+   */
   readonly floorRechecks: number
+  /**
+   * Of {@link floorRechecks}, those that found the call's turn had already
+   * come (its grant, its dedupe leader's result, or a newer keepLatest call):
+   * each is a wake-up this process did not hear, and cost its call up to
+   * leaseMs / 3. A count that keeps growing means wake-ups do not arrive.
+   */
+  readonly floorWakeUps: number
 }
 
 /**
@@ -87,6 +112,8 @@ export interface DistributedCoordination {
   createSerialize(options?: DistributedSerializeOptions): Coordinator
   /** What this process keeps right now. */
   inspect(): DistributedInspection
+  /** How this process's waiters were woken so far: how often they fell back to the polling floor. */
+  counters(): DistributedCounters
 }
 
 const SERIALIZE_OPTIONS = ['concurrency', 'name']
@@ -153,6 +180,7 @@ export function createDistributedCoordination(
     keepLatest: clusterKeepLatest(node),
     plugin,
     createSerialize,
-    inspect: () => ({ ...node.inspect(), floorRechecks: node.floorRechecks }),
+    inspect: () => node.inspect(),
+    counters: () => node.counters(),
   })
 }

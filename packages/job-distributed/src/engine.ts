@@ -88,6 +88,21 @@ export type AcquireReply =
 export type LeaseVerdict = -1 | 0 | 1
 
 /**
+ * A release that granted the key to the next waiter: its holder id, its
+ * fence, and the storage that granted ('' when the engine names it another way).
+ *
+ * @example
+ * ```ts
+ * const handOff: HandOff = { id: 'a1b2-42.7.1', fence: 8, server: '' }
+ * ```
+ */
+export interface HandOff {
+  readonly id: string
+  readonly fence: number
+  readonly server: string
+}
+
+/**
  * What a wake-up says, once an engine has read it off its wire (Redis
  * sharded pub/sub, Postgres NOTIFY). A wake-up only ever hurries a waiter:
  * the storage is the truth, and every waiter re-checks on its floor anyway.
@@ -150,20 +165,31 @@ export interface CoordinationEngine {
   readonly factory: string
   /** How long a grant holds without renewal (ms); holders renew, and waiters re-check, every leaseMs / 3. */
   readonly leaseMs: number
+  /**
+   * Whether what one process sends reaches the storage in the order sent (one
+   * connection: Redis). When not (a pool of connections: Postgres), a call's
+   * answer waits until its release was answered, so the caller's next call
+   * with the key finds it free instead of racing the release.
+   */
+  readonly ordered: boolean
   /** Asks for a grant; `to` hears the reply (`late` a grant that came after the timeout). */
   acquireTo(request: AcquireRequest, to: Answer<AcquireReply>): void
   /** Extends a lease. `single`: the key has one slot (limit 1). */
   renew(hash: string, id: string, runId: string, single: boolean): Promise<LeaseVerdict>
   /** Whether a lease is still current, in one round trip. */
   assert(hash: string, id: string, runId: string, single: boolean): Promise<LeaseVerdict>
-  /** Gives the key back; `to` hears whether this call still held it. */
+  /**
+   * Gives the key back; `to` hears whether this call still held it, or the
+   * hand-off when the release granted the key to the next waiter (a waiter of
+   * this process then starts on the reply, not on its wake-up).
+   */
   releaseTo(
     hash: string,
     id: string,
     kind: ReleaseKind,
     payload: string,
     single: boolean,
-    to: Answer<boolean>,
+    to: Answer<boolean | HandOff>,
   ): void
   /** Gives up a waiter's place, or the key if a release handed it over meanwhile. */
   leave(hash: string, id: string, single: boolean): Promise<boolean>

@@ -44,6 +44,7 @@ export { type Codec, jsonCodec } from './codec.js'
 export {
   createDistributedCoordination,
   type DistributedCoordination,
+  type DistributedCounters,
   type DistributedInspection,
   type DistributedSerializeOptions,
   type DistributedSetup,
@@ -53,6 +54,7 @@ export type {
   AcquireReply,
   AcquireRequest,
   CoordinationEngine,
+  HandOff,
   LeaseVerdict,
   ReleaseKind,
   WakeListener,

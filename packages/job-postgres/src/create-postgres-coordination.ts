@@ -35,8 +35,9 @@ export interface PostgresCoordinationOptions {
   codec?: Codec
   /**
    * A step that takes longer (no free connection in the pool, a server that
-   * does not answer) fails with `PostgresUnavailableError`; it is also each
-   * statement's `statement_timeout`. Default min(leaseMs, 5000).
+   * does not answer) fails with `PostgresUnavailableError`; it also bounds,
+   * on the server, every lock wait of the package's statements
+   * (`lock_timeout`). Default min(leaseMs, 5000).
    */
   connectTimeoutMs?: number
   /** What a dedupe leader carries to the callers in other processes that join it; default none. */

@@ -73,8 +73,11 @@ ${coordinationFunctions(s, schema)}`,
  */
 function coordinationFunctions(s: string, schema: string): string {
   return `
-CREATE FUNCTION ${s}.lock_key(p_key text) RETURNS void LANGUAGE plpgsql AS $$
+-- Every lock wait of the step that calls it is bounded by p_wait_ms
+-- (lock_timeout, local to the step's transaction).
+CREATE FUNCTION ${s}.lock_key(p_key text, p_wait_ms int) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
   PERFORM 1 FROM ${s}.fences WHERE key = p_key FOR UPDATE;
   IF NOT FOUND THEN
     INSERT INTO ${s}.fences (key, fence) VALUES (p_key, 0) ON CONFLICT (key) DO NOTHING;
@@ -96,10 +99,27 @@ BEGIN
   RETURN v_fence;
 END $$;
 
+-- A single-slot key whose holder left goes straight to the first live waiter:
+-- granted here, and told by its wake-up (its id and fence), so a hand-off
+-- costs the waiter no round trip. One that missed the wake-up finds the key in
+-- its name at its next re-check.
+CREATE FUNCTION ${s}.hand_over(p_key text, p_lease_ms int, OUT head text, OUT fence bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz := clock_timestamp();
+BEGIN
+  DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
+  SELECT w.waiter INTO head FROM ${s}.waiters w WHERE w.key = p_key ORDER BY w.seq LIMIT 1;
+  IF NOT FOUND THEN RETURN; END IF;
+  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = head;
+  fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond');
+  PERFORM ${s}.wake(p_key, 'g', ARRAY[head, fence::text]);
+END $$;
+
 -- kind: 1 granted (ids: evicted holders) | 0 waiting (pos, ids: the holder a dedupe follows)
 -- | 2 a dedupe result (payload) | 3 superseded (a keepLatest waiter out of the line)
 CREATE FUNCTION ${s}.acquire(p_key text, p_id text, p_mode text, p_limit int, p_lease_ms int,
-  p_follow text, p_recheck boolean,
+  p_follow text, p_recheck boolean, p_wait_ms int,
   OUT kind int, OUT fence bigint, OUT pos int, OUT ids text[], OUT payload text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -110,7 +130,7 @@ DECLARE
   v_seq bigint;
   v_holder text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key);
+  PERFORM ${s}.lock_key(p_key, p_wait_ms);
   -- Whoever touches a key sweeps its expired rows (dead processes' leases and places).
   DELETE FROM ${s}.holders WHERE key = p_key AND expires_at <= v_now;
   IF p_mode = 'take' THEN
@@ -147,6 +167,13 @@ BEGIN
     RETURN;
   END IF;
   -- queue (serialize) and latest (keepLatest): the modes with a line of waiters.
+  IF p_limit = 1 AND EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key AND holder = p_id) THEN
+    -- A release handed the key to this waiting call (its wake-up may be lost or still on the way).
+    UPDATE ${s}.holders SET expires_at = v_until WHERE key = p_key AND holder = p_id;
+    SELECT f.fence INTO fence FROM ${s}.fences f WHERE f.key = p_key;
+    kind := 1;
+    RETURN;
+  END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
   SELECT w.seq INTO v_seq FROM ${s}.waiters w WHERE w.key = p_key AND w.waiter = p_id;
   IF FOUND THEN
@@ -179,9 +206,10 @@ BEGIN
 END $$;
 
 -- 1 renewed | 0 not the holder any more | -1 another database (its instance id differs)
-CREATE FUNCTION ${s}.renew(p_key text, p_id text, p_lease_ms int, p_instance text) RETURNS int
-LANGUAGE plpgsql AS $$
+CREATE FUNCTION ${s}.renew(p_key text, p_id text, p_lease_ms int, p_instance text, p_wait_ms int)
+RETURNS int LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
   IF NOT EXISTS (SELECT 1 FROM ${s}.instance WHERE id = p_instance) THEN RETURN -1; END IF;
   UPDATE ${s}.holders SET expires_at = clock_timestamp() + p_lease_ms * interval '1 millisecond'
     WHERE key = p_key AND holder = p_id AND expires_at > clock_timestamp();
@@ -200,16 +228,19 @@ END $$;
 
 -- Drops the holder; kind 'result' stores the leader's outcome for its followers
 -- (only if some wait, and only while it still holds the key), 'wake' wakes them,
--- 'plain' wakes the head of the line. → whether it still held the key.
-CREATE FUNCTION ${s}.release(p_key text, p_id text, p_kind text, p_payload text, p_lease_ms int)
-RETURNS boolean LANGUAGE plpgsql AS $$
+-- 'plain' hands a single-slot key to the head of the line (head, fence) or
+-- wakes the head of a line with more slots. released: whether it still held the key.
+CREATE FUNCTION ${s}.release(p_key text, p_id text, p_kind text, p_payload text, p_lease_ms int,
+  p_single boolean, p_wait_ms int, OUT released boolean, OUT head text, OUT fence bigint)
+LANGUAGE plpgsql AS $$
 DECLARE
   v_followed boolean;
   v_head text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key);
+  PERFORM ${s}.lock_key(p_key, p_wait_ms);
   DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id RETURNING followed INTO v_followed;
-  IF NOT FOUND THEN RETURN false; END IF;
+  released := FOUND;
+  IF NOT released THEN RETURN; END IF;
   IF p_kind = 'result' THEN
     IF v_followed THEN
       INSERT INTO ${s}.results (key, leader, payload, expires_at)
@@ -219,24 +250,43 @@ BEGIN
     END IF;
   ELSIF p_kind = 'wake' THEN
     IF v_followed THEN PERFORM ${s}.wake(p_key, 'w', NULL); END IF;
+  ELSIF p_single THEN
+    IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
+      SELECT h.head, h.fence INTO head, fence FROM ${s}.hand_over(p_key, p_lease_ms) h;
+    END IF;
   ELSE
+    -- One slot came free: wake the first waiter only, not the whole line.
     SELECT waiter INTO v_head FROM ${s}.waiters
       WHERE key = p_key AND expires_at > clock_timestamp() ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
-  RETURN true;
 END $$;
 
--- A waiter gives up its place; the next in line is woken when the head left.
-CREATE FUNCTION ${s}.leave(p_key text, p_id text) RETURNS boolean LANGUAGE plpgsql AS $$
+-- A waiter gives up its place, or the key itself when a release handed it
+-- over meanwhile (then the key goes on to the next); when the head left, the
+-- one behind it may now fit.
+CREATE FUNCTION ${s}.leave(p_key text, p_id text, p_lease_ms int, p_single boolean, p_wait_ms int)
+RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   v_seq bigint;
   v_head text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key);
+  PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  IF p_single THEN
+    DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id;
+    IF FOUND THEN
+      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      RETURN true;
+    END IF;
+  END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = p_id RETURNING seq INTO v_seq;
   IF NOT FOUND THEN RETURN false; END IF;
-  IF NOT EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN
+  IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN RETURN true; END IF;
+  IF p_single THEN
+    IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
+      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+    END IF;
+  ELSE
     SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
@@ -245,9 +295,10 @@ END $$;
 
 -- The periodic sweep: expired rows of every key (a dead process's leases,
 -- places and stored results), a bounded batch at a time.
-CREATE FUNCTION ${s}.sweep(p_batch int) RETURNS int LANGUAGE plpgsql AS $$
+CREATE FUNCTION ${s}.sweep(p_batch int, p_wait_ms int) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE v_gone int := 0; v_n int;
 BEGIN
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
   DELETE FROM ${s}.holders WHERE ctid IN (SELECT ctid FROM ${s}.holders
     WHERE expires_at <= clock_timestamp() LIMIT p_batch);
   GET DIAGNOSTICS v_n = ROW_COUNT; v_gone := v_gone + v_n;

@@ -305,7 +305,7 @@ describe('Postgres itself', () => {
     )
   })
 
-  it('statement_timeout: a statement of the package stuck on a lock is cancelled by Postgres itself after connectTimeoutMs', async () => {
+  it('lock_timeout: a statement of the package stuck on a row lock is cancelled by Postgres itself after connectTimeoutMs', async () => {
     const s = setup(pg.url, { leaseMs: 3 * LEASE, connectTimeoutMs: 400 })
     expect(
       await run(
@@ -326,7 +326,7 @@ describe('Postgres itself', () => {
         ),
       )
       expect((outcome as { error: unknown }).error).toBeInstanceOf(PostgresUnavailableError)
-      // Still holding the lock: without the package's statement_timeout its acquire would wait on it.
+      // Still holding the lock: without the package's lock_timeout its acquire would wait on it.
       await eventually(
         async () =>
           (

@@ -49,7 +49,7 @@ async function floorRechecks(workers: Worker[]): Promise<number> {
     const before = w.of('inspect').length
     w.child.send({ cmd: 'inspect' })
     await eventually(() => w.of('inspect').length > before, WAIT, 'inspect')
-    total += (w.of('inspect').at(-1)!.state as { floorRechecks: number }).floorRechecks
+    total += (w.of('inspect').at(-1)!.counters as { floorRechecks: number }).floorRechecks
   }
   return total
 }
@@ -131,7 +131,7 @@ describe('the floor', () => {
     release()
     await held
     expect(await waiting).toBe('got it')
-    expect(deaf.coordination.inspect().floorRechecks).toBeGreaterThan(0)
+    expect(deaf.coordination.counters().floorWakeUps).toBeGreaterThan(0)
     await Promise.all([shutdown(holder.runtime), shutdown(deaf.runtime)])
     const outcome = await settle(waiting)
     expect(outcome.status).toBe('success')

@@ -102,6 +102,8 @@ export interface WorkerOptions {
   connectTimeoutMs?: number
   /** The pool's size in each process. */
   poolMax?: number
+  /** The module the workers import pg from: 'pg' (default, the newest 8.x) or an alias of another version, 'pg-8-0'. */
+  pg?: string
 }
 
 export async function startWorkers(count: number, options: WorkerOptions): Promise<Worker[]> {

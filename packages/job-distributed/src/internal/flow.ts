@@ -87,7 +87,7 @@ function decide(
       const own = ctx.proceed()
       if (spec.leader === true) return releaseAsLeader(cluster, where, lease, own)
       where.host.onExited(where.task, () => lease.end())
-      return own
+      return cluster.io.ordered ? own : afterRelease(own, lease)
     }
     case 'result':
       try {
@@ -173,7 +173,7 @@ function releaseAsLeader(
     exited = true
     release()
   })
-  return own.then(
+  const settled = own.then(
     (value) => {
       ending = { ok: true, value }
       release()
@@ -184,6 +184,23 @@ function releaseAsLeader(
       release()
       throw error
     },
+  )
+  return cluster.io.ordered ? settled : afterRelease(settled, lease)
+}
+
+/**
+ * The call's answer once its release was answered, for an engine whose
+ * statements may overtake each other: the caller's next call with the key
+ * then finds it free (a dedupe caller would otherwise join the call that just
+ * ended and get its value).
+ */
+function afterRelease(own: Promise<unknown>, lease: Lease): Promise<unknown> {
+  return own.then(
+    (value) => lease.whenReleased().then(() => value),
+    (error: unknown) =>
+      lease.whenReleased().then(() => {
+        throw error
+      }),
   )
 }
 

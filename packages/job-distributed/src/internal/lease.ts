@@ -1,6 +1,6 @@
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Answer } from '../bounded.js'
-import type { CoordinationEngine, ReleaseKind } from '../engine.js'
+import type { CoordinationEngine, HandOff, ReleaseKind } from '../engine.js'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
 import { type Deferred, deferred, quiet } from './deferred.js'
@@ -27,6 +27,8 @@ export interface LeaseHome {
   readonly leases: Map<string, Lease>
   releaseStarted(): void
   releaseDone(): void
+  /** The release handed the key on: a waiter of this process starts on the reply, not on its wake-up. */
+  handedOff(handOff: HandOff): void
 }
 
 /**
@@ -36,11 +38,14 @@ export interface LeaseHome {
  * lease learns it on its first tick, before its body can hand out a value),
  * and releases at the end.
  */
-export class Lease implements Answer<boolean> {
+export class Lease implements Answer<boolean | HandOff> {
   fence: number | undefined
   runId: string | undefined
   lostWith: LeaseLostError | undefined
   private ended = false
+  /** Made when a caller waits for the release's answer (an engine that does not keep order). */
+  private releasedWaiter: Deferred<void> | undefined
+  private releaseAnswered = false
   private timer: NodeJS.Timeout | undefined
   private validUntil = 0
   /** Made when a body first asks for the token: most never do, and an unread rejection costs a stack trace. */
@@ -160,14 +165,33 @@ export class Lease implements Answer<boolean> {
     this.io.releaseTo(this.hash, this.holderId, kind, payload, this.single, this)
   }
 
-  /** The release's reply (Answer): the storage has the key back. */
-  answered(): void {
-    this.home.releaseDone()
+  /** The release's reply (Answer): the storage has the key back, or gave it to the next waiter. */
+  answered(reply: boolean | HandOff): void {
+    if (typeof reply === 'object') this.home.handedOff(reply)
+    this.releaseSettled()
   }
 
   /** The release could not reach the storage (Answer): the lease expires by itself within leaseMs. */
   failed(): void {
+    this.releaseSettled()
+  }
+
+  private releaseSettled(): void {
+    this.releaseAnswered = true
+    this.releasedWaiter?.resolve()
     this.home.releaseDone()
+  }
+
+  /**
+   * Resolves once the release was answered (or could not reach the storage,
+   * within connectTimeoutMs); at once when the lease has not ended: a body
+   * still running (one that ignores its signal) never holds its caller's
+   * answer back.
+   */
+  whenReleased(): Promise<void> {
+    if (!this.ended || this.releaseAnswered) return Promise.resolve()
+    this.releasedWaiter ??= deferred()
+    return this.releasedWaiter.promise
   }
 
   private forget(): void {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { CoordinationContext } from '@vega/job-coordination'
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Codec } from '../codec.js'
-import type { CoordinationEngine, WakeListener, WakeMessage } from '../engine.js'
+import type { CoordinationEngine, HandOff, WakeListener, WakeMessage } from '../engine.js'
 import type { LeaderContext } from '../leader-context.js'
 import { type Deferred, deferred } from './deferred.js'
 import type { Lease } from './lease.js'
@@ -26,8 +26,10 @@ export class LocalNode implements WaiterRegistry, WakeListener {
   readonly hosts: Set<PluginHost> = new Set()
   /** Ids of this process's holders and waiters start with it (a restart tells local from remote). */
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
-  floorRechecks = 0
   private counter = 0
+  /** How often a waiter of this process asked again on its polling floor, and found its turn had come. */
+  private floorRechecks = 0
+  private floorWakeUps = 0
 
   constructor(
     readonly io: CoordinationEngine,
@@ -62,6 +64,19 @@ export class LocalNode implements WaiterRegistry, WakeListener {
 
   releaseStarted(): void {
     this.releasing++
+  }
+
+  handedOff(handOff: HandOff): void {
+    this.byId.get(handOff.id)?.handed(handOff.fence, handOff.server)
+  }
+
+  flooredOut(turnCame: boolean): void {
+    this.floorRechecks++
+    if (turnCame) this.floorWakeUps++
+  }
+
+  counters(): { floorRechecks: number; floorWakeUps: number } {
+    return { floorRechecks: this.floorRechecks, floorWakeUps: this.floorWakeUps }
   }
 
   releaseDone(): void {

@@ -25,8 +25,12 @@ export interface WaiterHooks {
 export interface WaiterRegistry {
   readonly byHash: Map<string, Set<Waiter>>
   readonly byId: Map<string, Waiter>
-  /** Counts the floor re-checks: a test fails when wake-ups silently stop being used. */
-  floorRechecks: number
+  /**
+   * A waiter asked again because nothing woke it within leaseMs / 3 (its
+   * polling floor), and the storage answered; `turnCame`: its grant, dedupe
+   * result or supersession was already there, so a wake-up went unheard.
+   */
+  flooredOut(turnCame: boolean): void
 }
 
 /**
@@ -52,6 +56,8 @@ export class Waiter implements Answer<AcquireReply> {
   private queuedOnce = false
   private finished = false
   private floor: NodeJS.Timeout | undefined
+  /** The request on the wire was sent by the polling floor. */
+  private onFloor = false
 
   constructor(
     readonly io: CoordinationEngine,
@@ -78,12 +84,14 @@ export class Waiter implements Answer<AcquireReply> {
     return !this.finished
   }
 
-  poll(): void {
+  /** Asks the storage (again); `floor`: because nothing woke the call within leaseMs / 3. */
+  poll(cause: 'woken' | 'floor' = 'woken'): void {
     if (this.finished) return
     if (this.inFlight) {
       this.again = true
       return
     }
+    this.onFloor = cause === 'floor'
     this.inFlight = true
     this.again = false
     this.clearFloor()
@@ -165,6 +173,7 @@ export class Waiter implements Answer<AcquireReply> {
 
   private onReply(reply: AcquireReply, sentAt: number): void {
     this.inFlight = false
+    if (this.onFloor) this.registry.flooredOut(reply.kind !== 'waiting')
     if (this.finished) {
       this.undo(reply)
       return
@@ -209,13 +218,7 @@ export class Waiter implements Answer<AcquireReply> {
       this.poll()
       return
     }
-    this.floor = setTimeout(
-      () => {
-        this.registry.floorRechecks++
-        this.poll()
-      },
-      Math.max(1, Math.floor(this.io.leaseMs / 3)),
-    )
+    this.floor = setTimeout(() => this.poll('floor'), Math.max(1, Math.floor(this.io.leaseMs / 3)))
     this.floor.unref()
   }
 

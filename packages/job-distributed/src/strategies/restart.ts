@@ -1,5 +1,6 @@
 import { type Coordinator, defineCoordinator } from '@vega/job-coordination'
 import { isTerminalState } from '@vega/job-core'
+import type { Answer } from '../bounded.js'
 import { Lease } from '../internal/lease.js'
 import type { LocalNode } from '../internal/local-node.js'
 
@@ -35,11 +36,27 @@ export function clusterRestart(cluster: LocalNode): Coordinator {
       true,
     )
     const sentAt = performance.now()
+    // On an engine that keeps order, a release sent later arrives later; on
+    // one that does not (a pool), the body's release waits for the take's
+    // answer, or it could reach the storage first and leave the take behind.
+    let answered = cluster.io.ordered
+    let exited = false
+    /** Exited before the take's answer: shutdown waits for the release to come. */
+    let owed = false
+    const endOnce = () => {
+      if (!answered || !exited) return
+      lease.end()
+      cluster.io.unwant(hash)
+      if (owed) cluster.releaseDone()
+      owed = false
+    }
     const request = { hash, id, mode: 'take', limit: 1, follow: '-', recheck: false } as const
     cluster.io.acquireTo(request, {
       answered(reply) {
-        if (reply.kind !== 'granted') return
+        answered = true
+        if (reply.kind !== 'granted') return endOnce()
         lease.activate(reply.fence, reply.runId, sentAt)
+        endOnce()
         const remote = reply.evicted.filter((holder) => !cluster.isLocal(holder))
         if (remote.length > 0) {
           // The coordination:restart of a remote holder: no local task id, its holder id instead.
@@ -52,18 +69,28 @@ export function clusterRestart(cluster: LocalNode): Coordinator {
         }
       },
       failed(error) {
+        answered = true
         lease.refuse(error)
         ctx.intent.fail(error)
+        endOnce()
       },
       late(reply) {
-        if (reply.kind === 'granted') lease.end()
+        // A grant nobody waited for: the lease ended already, so give the key back here.
+        if (reply.kind === 'granted') cluster.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
       },
     })
     const own = ctx.proceed()
     where.host.onExited(where.task, () => {
-      lease.end()
-      cluster.io.unwant(hash)
+      exited = true
+      if (!answered) {
+        owed = true
+        cluster.releaseStarted()
+      }
+      endOnce()
     })
     return own
   })
 }
+
+/** A release nobody waits for: unreachable, the lease expires by itself. */
+const IGNORED: Answer<boolean> = { answered() {}, failed() {} }

@@ -146,6 +146,8 @@ const UNCLAIMED_KEPT = 256
 
 function parse(kind: string, ids: string[]): WakeMessage | undefined {
   switch (kind) {
+    case 'g':
+      return { kind: 'handed', id: ids[0] ?? '', fence: Number(ids[1]), server: '' }
     case 'w':
       return { kind: 'wake', head: ids[0] }
     case 'x':

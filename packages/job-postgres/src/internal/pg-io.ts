@@ -6,6 +6,7 @@ import {
   bounded,
   boundedTo,
   type CoordinationEngine,
+  type HandOff,
   type LeaseVerdict,
   type ReleaseKind,
   type WakeListener,
@@ -24,18 +25,21 @@ const unavailable = (message: string, operation: string, cause?: unknown) =>
     cause === undefined ? undefined : { cause },
   )
 
-/** A SQL string literal (E'…'): the key and ids are arbitrary text. */
-function literal(text: string): string {
-  return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
-}
-
 const md5 = (text: string) => createHash('md5').update(text).digest('hex')
 
-// biome-ignore lint/suspicious/noExplicitAny: a pg result or an array of them (a multi-statement query)
-function lastRow(result: any): Record<string, unknown> {
-  const last = Array.isArray(result) ? result[result.length - 1] : result
-  return last?.rows?.[0] ?? {}
-}
+/** The package's statements: one call of a schema function each, prepared once per connection. */
+const STATEMENTS = {
+  acquire: 'SELECT * FROM %s.acquire($1, $2, $3, $4, $5, $6, $7, $8)',
+  renew: 'SELECT %s.renew($1, $2, $3, $4, $5) AS verdict',
+  assert: 'SELECT %s.assert_lease($1, $2, $3) AS verdict',
+  release: 'SELECT * FROM %s.release($1, $2, $3, $4, $5, $6, $7)',
+  leave: 'SELECT %s.leave($1, $2, $3, $4, $5) AS left',
+  holderOf:
+    'SELECT holder FROM %s.holders WHERE key = $1 AND expires_at > clock_timestamp() LIMIT 1',
+  sweep: 'SELECT %s.sweep($1, $2) AS swept',
+} as const
+
+type StatementName = keyof typeof STATEMENTS
 
 export interface PgSettings {
   readonly pool: PostgresPool
@@ -48,11 +52,12 @@ export interface PgSettings {
 
 /**
  * The Postgres engine of the coordination: each step is one round trip, a
- * call of one of the schema's functions, sent with its own
- * `statement_timeout` (set_config, local to the statement's implicit
- * transaction: the app's statements on the same pool keep theirs); each is
- * bounded by `connectTimeoutMs` on this side too (a connection the pool
- * cannot give, a server that does not answer).
+ * call of one of the schema's functions as a named prepared statement (parsed
+ * and planned once per connection). Every lock wait inside it is bounded by
+ * `connectTimeoutMs` on the server (the function sets `lock_timeout`, local
+ * to its own transaction: the app's statements on the same pool keep their
+ * settings), and every step by `connectTimeoutMs` on this side too (a
+ * connection the pool cannot give, a server that does not answer).
  */
 export class PgIO implements CoordinationEngine {
   readonly name: string = NAME
@@ -62,8 +67,8 @@ export class PgIO implements CoordinationEngine {
   readonly connectTimeoutMs: number
   readonly listener: Listener
   private readonly s: string
-  private readonly leaseArg: string
-  private readonly timeoutPrefix: string
+  /** Each statement's text and name (unique per schema: one connection may serve several). */
+  private readonly prepared: Record<StatementName, { readonly name: string; readonly text: string }>
   /** The schema's instance id (the token's runId), known once the schema is ready. */
   private instance: string | undefined
   private ready: Promise<string> | undefined
@@ -75,8 +80,12 @@ export class PgIO implements CoordinationEngine {
     this.leaseMs = settings.leaseMs
     this.connectTimeoutMs = settings.connectTimeoutMs
     this.s = `"${settings.schema}"`
-    this.leaseArg = String(settings.leaseMs)
-    this.timeoutPrefix = `SELECT set_config('statement_timeout', '${settings.connectTimeoutMs}', true);`
+    this.prepared = Object.fromEntries(
+      Object.entries(STATEMENTS).map(([name, text]) => [
+        name,
+        { name: `vega_job:${settings.schema}:${name}`, text: text.replace('%s', this.s) },
+      ]),
+    ) as PgIO['prepared']
     const pool = settings.pool as unknown as {
       Client?: new (options: object) => never
       options?: object
@@ -106,9 +115,12 @@ export class PgIO implements CoordinationEngine {
     return this.ready
   }
 
-  /** One statement of ours: the schema ready, the statement_timeout set, the last statement's row. */
-  private statement(sql: string): Promise<Record<string, unknown>> {
-    const send = () => this.settings.pool.query(`${this.timeoutPrefix}${sql}`).then(lastRow)
+  /** One statement of ours, once the schema is ready: its first row. */
+  private statement(name: StatementName, values: unknown[]): Promise<Record<string, unknown>> {
+    const send = () =>
+      (this.settings.pool as unknown as PreparedQuery)
+        .query({ ...this.prepared[name], values })
+        .then((result) => result.rows[0] ?? {})
     if (this.instance !== undefined) return send()
     return this.prepare().then(send)
   }
@@ -134,8 +146,8 @@ export class PgIO implements CoordinationEngine {
 
   acquireTo(request: AcquireRequest, to: Answer<AcquireReply>): void {
     const { hash, id, mode, limit, follow, recheck } = request
-    const sql = `SELECT * FROM ${this.s}.acquire(${literal(hash)}, ${literal(id)}, '${mode}', ${limit}, ${this.leaseArg}, ${literal(follow)}, ${recheck});`
-    const step = () => this.statement(sql).then((row) => this.parseAcquire(row))
+    const values = [hash, id, mode, limit, this.leaseMs, follow, recheck, this.connectTimeoutMs]
+    const step = () => this.statement('acquire', values).then((row) => this.parseAcquire(row))
     // A call's first place in a line: after the one this process asked for before it.
     if ((mode === 'queue' || mode === 'latest') && !recheck) this.inLine(hash, step, to)
     else this.send('acquire', step, to)
@@ -194,16 +206,15 @@ export class PgIO implements CoordinationEngine {
   }
 
   renew(hash: string, id: string, runId: string): Promise<LeaseVerdict> {
-    const sql = `SELECT ${this.s}.renew(${literal(hash)}, ${literal(id)}, ${this.leaseArg}, ${literal(runId)}) AS verdict;`
+    const values = [hash, id, this.leaseMs, runId, this.connectTimeoutMs]
     return this.bounded('renew', () =>
-      this.statement(sql).then((row) => row.verdict as LeaseVerdict),
+      this.statement('renew', values).then((row) => row.verdict as LeaseVerdict),
     )
   }
 
   assert(hash: string, id: string, runId: string): Promise<LeaseVerdict> {
-    const sql = `SELECT ${this.s}.assert_lease(${literal(hash)}, ${literal(id)}, ${literal(runId)}) AS verdict;`
     return this.bounded('assertLease', () =>
-      this.statement(sql).then((row) => row.verdict as LeaseVerdict),
+      this.statement('assert', [hash, id, runId]).then((row) => row.verdict as LeaseVerdict),
     )
   }
 
@@ -212,29 +223,39 @@ export class PgIO implements CoordinationEngine {
     id: string,
     kind: ReleaseKind,
     payload: string,
-    _single: boolean,
-    to: Answer<boolean>,
+    single: boolean,
+    to: Answer<boolean | HandOff>,
   ): void {
-    const sql = `SELECT ${this.s}.release(${literal(hash)}, ${literal(id)}, '${kind}', ${literal(payload)}, ${this.leaseArg}) AS released;`
-    this.send('release', () => this.statement(sql).then((row) => row.released === true), to)
+    const values = [hash, id, kind, payload, this.leaseMs, single, this.connectTimeoutMs]
+    const step = () => this.statement('release', values).then((row) => this.parseRelease(row))
+    this.send('release', step, to)
   }
 
-  leave(hash: string, id: string): Promise<boolean> {
-    const sql = `SELECT ${this.s}.leave(${literal(hash)}, ${literal(id)}) AS left;`
-    return this.bounded('leave', () => this.statement(sql).then((row) => row.left === true))
+  private parseRelease(row: Record<string, unknown>): boolean | HandOff {
+    if (typeof row.head !== 'string') return row.released === true
+    return { id: row.head, fence: Number(row.fence), server: this.instance ?? '' }
   }
 
-  holderOf(hash: string): Promise<string | null> {
-    const sql = `SELECT holder FROM ${this.s}.holders WHERE key = ${literal(hash)} AND expires_at > clock_timestamp() LIMIT 1;`
-    return this.bounded('holderOf', () =>
-      this.statement(sql).then((row) => (row.holder as string | undefined) ?? null),
+  leave(hash: string, id: string, single: boolean): Promise<boolean> {
+    const values = [hash, id, this.leaseMs, single, this.connectTimeoutMs]
+    return this.bounded('leave', () =>
+      this.statement('leave', values).then((row) => row.left === true),
     )
   }
 
-  /** Postgres never hands a key over in a message: a woken waiter asks. */
-  handOffServer(): undefined {
-    return undefined
+  holderOf(hash: string): Promise<string | null> {
+    return this.bounded('holderOf', () =>
+      this.statement('holderOf', [hash]).then((row) => (row.holder as string | undefined) ?? null),
+    )
   }
+
+  /** A hand-off's wake-up names no server: every grant of one schema carries its instance id. */
+  handOffServer(): string | undefined {
+    return this.instance
+  }
+
+  /** A pool sends one process's statements on several connections: order between them is not kept. */
+  readonly ordered: boolean = false
 
   listen(listener: WakeListener): void {
     this.listener.start(listener)
@@ -244,7 +265,7 @@ export class PgIO implements CoordinationEngine {
       bounded(
         'sweep',
         this.connectTimeoutMs,
-        () => this.statement(`SELECT ${this.s}.sweep(1000);`),
+        () => this.statement('sweep', [SWEEP_BATCH, this.connectTimeoutMs]),
         unavailable,
         this.storage,
       ).catch(() => {})
@@ -268,6 +289,16 @@ export class PgIO implements CoordinationEngine {
 
   /** pg's Pool has no end event: an ended pool is seen at the next call (`pool.ending`). */
   onClientEnd(): void {}
+}
+
+/** Rows per table the periodic sweep deletes at most, per pass. */
+const SWEEP_BATCH = 1000
+
+/** pg's query with a config object (a named statement and its values). */
+interface PreparedQuery {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{
+    rows: Record<string, unknown>[]
+  }>
 }
 
 const SUPERSEDED: AcquireReply = Object.freeze({ kind: 'superseded' })

@@ -4,7 +4,6 @@
 
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, isCancelledError, run, settle, shutdown, subscribe } from '@vega/job-core'
-import pg from 'pg'
 import { assertLease, createPostgresCoordination, fencingToken } from '../../dist/index.js'
 
 // The system-wide monotonic clock: every process on the machine reads the same one.
@@ -80,6 +79,8 @@ async function call({ n, strategy, key, bodyMs, value, fence, ignoreSignal, asse
 
 process.on('message', async (message) => {
   if (message.cmd === 'init') {
+    // The pg the parent names: 'pg' (the newest 8.x) or an alias of the oldest in the peer range, 'pg-8-0'.
+    const { default: pg } = await import(message.pg ?? 'pg')
     pool = new pg.Pool({
       connectionString: message.url,
       max: message.poolMax ?? 4,
@@ -101,7 +102,7 @@ process.on('message', async (message) => {
   } else if (message.cmd === 'call') {
     call(message).catch((error) => send({ t: 'crash', n: message.n, error: describe(error) }))
   } else if (message.cmd === 'inspect') {
-    send({ t: 'inspect', state: coordination.inspect() })
+    send({ t: 'inspect', state: coordination.inspect(), counters: coordination.counters() })
   } else if (message.cmd === 'shutdown') {
     await shutdown(runtime)
     send({ t: 'inspect', state: coordination.inspect() })

@@ -1,0 +1,78 @@
+// Postgres scenario 2: contended serialize across 4 processes — each forks
+// with its own runtime and pool and issues its calls on one key at once;
+// bodies never overlap (checked from their intervals). Peer: a hand
+// pg_advisory_lock loop (each call takes a pool connection, blocks in
+// pg_advisory_lock, runs, pg_advisory_unlock).
+
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { migrate } from '@vega/job-postgres'
+import pg from 'pg'
+import { check } from './harness.mjs'
+import { postgresUrl } from './postgres-server.mjs'
+
+// The server starts, and the schema is made, when the scenario loads.
+const setupPool = new pg.Pool({ connectionString: await postgresUrl(), max: 1 })
+await migrate(setupPool, { schema: 'vega_bench' })
+await setupPool.end()
+
+const PROCESSES = 4
+const WORK_MS = 1
+const CHILD = fileURLToPath(new URL('./postgres-child.mjs', import.meta.url))
+let rounds = 0
+
+/** Forks the processes, waits until all are connected, then starts them together; times only the calls. */
+async function contended(peer, n) {
+  const url = await postgresUrl()
+  const key = `bench-contended-${++rounds}`
+  const calls = Math.ceil(n / PROCESSES)
+  const children = Array.from({ length: PROCESSES }, () => fork(CHILD, [], { stdio: 'inherit' }))
+  const message = (child, type) =>
+    new Promise((resolve, reject) => {
+      child.on('message', (m) => m.t === type && resolve(m))
+      child.once(
+        'exit',
+        (code) => code !== 0 && reject(new Error(`a ${peer} worker exited with ${code}`)),
+      )
+    })
+  for (const child of children) child.send({ url, key, peer, calls, workMs: WORK_MS })
+  await Promise.all(children.map((child) => message(child, 'ready')))
+  const started = performance.now()
+  const done = children.map((child) => message(child, 'done'))
+  for (const child of children) child.send({ t: 'go' })
+  const reports = await Promise.all(done)
+  const elapsed = performance.now() - started
+  const bodies = reports.flatMap((r) => r.bodies).sort((a, b) => a[0] - b[0])
+  let overlaps = 0
+  for (let i = 1; i < bodies.length; i++) if (bodies[i][0] < bodies[i - 1][1]) overlaps++
+  return {
+    calls: calls * PROCESSES,
+    bodies: bodies.length,
+    overlaps,
+    connections: Math.max(...reports.map((r) => r.connections)),
+    perSecond: (bodies.length / elapsed) * 1000,
+  }
+}
+
+export default {
+  id: 'postgres-serialize',
+  title: `serialize on one key across ${PROCESSES} processes (bodies of ${WORK_MS} ms, pools of 4), calls issued at once, timed from "go" (forking and connecting excluded)`,
+  size: { full: 400, quick: 40 },
+  target: 'job-postgres serialize ≤ 1× the hand pg_advisory_lock loop',
+  peers: [
+    { name: 'hand pg_advisory_lock loop', baseline: true, run: (n) => contended('hand', n) },
+    { name: 'job-postgres serialize', run: (n) => contended('job-postgres', n) },
+  ],
+  verify(_peer, result) {
+    check(result.bodies === result.calls, `${result.bodies} bodies ran, expected ${result.calls}`)
+    check(result.overlaps === 0, `${result.overlaps} bodies overlapped the one before`)
+  },
+  checks: [
+    {
+      label: 'job-postgres serialize ≤ 1× the hand advisory-lock loop',
+      subject: 'job-postgres serialize',
+      kind: 'ratio',
+      max: 1,
+    },
+  ],
+}

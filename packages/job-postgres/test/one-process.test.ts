@@ -1,0 +1,28 @@
+// Calls one after another in one process, on a pool: a pool spreads a
+// process's statements over several connections, so a call's release and its
+// caller's next call could reach Postgres in either order. A call's answer
+// settles once its release was answered: the next call finds the key free.
+
+import { withCoordinator } from '@vega/job-coordination'
+import { run, shutdown } from '@vega/job-core'
+import { describe, expect, it } from 'vitest'
+import { rows, setup, usePostgres } from './support.js'
+
+const pg = usePostgres()
+const CALLS = 30
+
+describe('calls one after another in one process, on a pool of 4', () => {
+  for (const strategy of ['dedupe', 'exhaust', 'serialize', 'keepLatest', 'restart'] as const) {
+    it(`${strategy}: each call runs its own body and gets its own value; nothing is left held`, async () => {
+      const s = setup(pg.url, { leaseMs: 10_000 })
+      const fn = withCoordinator((ctx) => ctx.taskId, s.coordination[strategy], { key: 'k' })
+      const values: number[] = []
+      for (let i = 0; i < CALLS; i++) values.push(await run(s.runtime, fn))
+      // Task ids 1…CALLS: a dedupe call joining the call before it would repeat its value; an exhaust call would be dropped.
+      expect(values).toEqual(Array.from({ length: CALLS }, (_, i) => i + 1))
+      await shutdown(s.runtime)
+      expect(await rows(s.pool, `SELECT holder FROM "${s.schema}".holders`)).toEqual([])
+      expect(s.coordination.inspect()).toMatchObject({ waiters: 0, leases: 0, keys: 0 })
+    })
+  }
+})
