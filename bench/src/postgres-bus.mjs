@@ -266,8 +266,8 @@ export default {
       const outOfOrder = p.counts.reduce((sum, c) => sum + c.outOfOrder, 0)
       metrics[`handled out of order per id, ${label(peer, p.children.length)}`] = String(outOfOrder)
     }
-    const seconds = options.quick ? 20 : 240
-    const every = options.quick ? 5 : 30
+    const seconds = options.quick ? 90 : 300
+    const every = options.quick ? 15 : 30
     const rate = 500
     log(`  soak: the bus, 2 consumer processes, ${rate} messages/s for ${seconds} s`)
     const { sent, samples } = await soak(admin, seconds, every, rate)
