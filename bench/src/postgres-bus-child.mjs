@@ -58,10 +58,14 @@ process.once('message', async ({ url, peer, name, index, partitions, parallelism
       connectionString,
       schema: name,
       concurrency: parallelism,
-      maxPoolSize: 10,
+      // One connection per concurrent job and one to listen, as graphile-worker advises.
+      maxPoolSize: parallelism + 1,
       noHandleSignals: true,
-      // Quiet: its default logger prints a line per job.
-      logger: new Logger(() => () => {}),
+      // Its warnings and errors only: its default logger prints a line per job.
+      logger: new Logger((scope) => (level, message) => {
+        if (level === 'error' || level === 'warning')
+          console.error(`graphile-worker ${JSON.stringify(scope)}: ${message}`)
+      }),
       pollInterval: 500,
       taskList: { m: async (payload) => handler(payload.id, payload.seq) },
     })
