@@ -41,7 +41,7 @@ function importsOf(file) {
 const MANIFESTS = {
   '@vega/job-redis': {
     peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],
-    dependencies: ['ioredis'],
+    dependencies: ['ioredis', '@vega/job-distributed'],
   },
   '@vega/job-distributed': {
     peers: ['@vega/job-core', '@vega/job-coordination', '@vega/job-scheduler'],

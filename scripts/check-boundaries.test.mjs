@@ -22,7 +22,7 @@ const coordination = {
 }
 const redis = {
   name: '@vega/job-redis',
-  dependencies: { ioredis: '^5.9.2' },
+  dependencies: { ioredis: '^5.9.2', '@vega/job-distributed': '^1.0.0' },
   peerDependencies: {
     '@vega/job-core': '^1.0.0',
     '@vega/job-coordination': '^1.0.0',

@@ -310,9 +310,9 @@ try { createRedisCoordination({ redis, prefix: '', leaseMs: 1000 }) } catch (e) 
 console.log(typeof cluster.serialize.coordinate, typeof runtime, error instanceof TypeError, new LeaseLostError('x', 'k', 1).name)
 redis.disconnect()`
 
-test('@vega/job-redis with its peers and ioredis', () => {
+test('@vega/job-redis with @vega/job-distributed, its peers and ioredis', () => {
   const { fromEsm, fromCjs, installed } = consumer(
-    ['job-core', 'job-coordination', 'job-scheduler', 'job-redis'],
+    ['job-core', 'job-coordination', 'job-scheduler', 'job-distributed', 'job-redis'],
     redisScript(
       "import { createRuntime } from '@vega/job-core'\nimport { installCoordination } from '@vega/job-coordination'\nimport { createRedisCoordination, LeaseLostError } from '@vega/job-redis'\nimport { Redis } from 'ioredis'",
     ),
@@ -321,7 +321,13 @@ test('@vega/job-redis with its peers and ioredis', () => {
     ),
     { offline: false },
   )
-  assert.deepEqual(installed, ['job-coordination', 'job-core', 'job-redis', 'job-scheduler'])
+  assert.deepEqual(installed, [
+    'job-coordination',
+    'job-core',
+    'job-distributed',
+    'job-redis',
+    'job-scheduler',
+  ])
   assert.equal(fromEsm, 'function object true LeaseLostError')
   assert.equal(fromCjs, 'function object true LeaseLostError')
 })

@@ -19,7 +19,14 @@ async function start() {
     // postgres-bus keeps every peer's consumer processes (3 peers × 1 + 2 + 4) and their pools open at once.
     settings: { max_connections: '400' },
   })
+  // Postgres runs detached from this process: stop it on every way out.
   process.on('exit', () => server.killNow())
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      server.killNow()
+      process.exit(130)
+    })
+  }
   return server.url
 }
 

@@ -32,7 +32,7 @@ export interface Facts {
 
 /** Four calls (or `calls`) with one key back-to-back in one synchronous block, real time. */
 export function runFacts(
-  setup: FactsSetup,
+  setup: Pick<FactsSetup, 'runtime' | 'events'>,
   coordinator: Coordinator,
   calls?: number,
 ): Promise<Facts>

@@ -4,11 +4,12 @@ import type { Codec } from './codec.js'
 import type { CoordinationEngine } from './engine.js'
 import { LocalNode } from './internal/local-node.js'
 import type { LeaderContext } from './leader-context.js'
-import { clusterDedupe } from './strategies/dedupe.js'
-import { clusterExhaust } from './strategies/exhaust.js'
-import { clusterKeepLatest } from './strategies/keep-latest.js'
-import { clusterRestart } from './strategies/restart.js'
-import { clusterSerialize } from './strategies/serialize.js'
+import { describeValue } from './options.js'
+import { distributedDedupe } from './strategies/dedupe.js'
+import { distributedExhaust } from './strategies/exhaust.js'
+import { distributedKeepLatest } from './strategies/keep-latest.js'
+import { distributedRestart } from './strategies/restart.js'
+import { distributedSerialize } from './strategies/serialize.js'
 
 /**
  * What an engine passes besides itself: the options the user gave it, checked.
@@ -158,7 +159,7 @@ export function createDistributedCoordination(
       }
     },
   }
-  const who = 'coordination.createSerialize'
+  const who = `${engine.handle}.createSerialize`
   const createSerialize = (options: DistributedSerializeOptions = {}): Coordinator => {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`${who}(options): options must be an object such as { concurrency: 2 }.`)
@@ -167,17 +168,17 @@ export function createDistributedCoordination(
     const concurrency = options.concurrency ?? 1
     if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(
-        `${who}({ concurrency }): concurrency must be an integer ≥ 1, got ${String(concurrency)}.`,
+        `${who}({ concurrency }): concurrency must be an integer ≥ 1, got ${describeValue(concurrency)}.`,
       )
     }
-    return clusterSerialize(node, concurrency, options.name ?? 'serialize')
+    return distributedSerialize(node, concurrency, options.name ?? 'serialize')
   }
   return Object.freeze({
-    dedupe: clusterDedupe(node),
-    restart: clusterRestart(node),
-    serialize: clusterSerialize(node, 1, 'serialize'),
-    exhaust: clusterExhaust(node),
-    keepLatest: clusterKeepLatest(node),
+    dedupe: distributedDedupe(node),
+    restart: distributedRestart(node),
+    serialize: distributedSerialize(node, 1, 'serialize'),
+    exhaust: distributedExhaust(node),
+    keepLatest: distributedKeepLatest(node),
     plugin,
     createSerialize,
     inspect: () => node.inspect(),

@@ -163,6 +163,10 @@ export interface CoordinationEngine {
   readonly storage: string
   /** The factory, in option errors: `createPostgresCoordination`. */
   readonly factory: string
+  /** What the engine's README calls the factory's result, in errors: `cluster`, `coordination`. */
+  readonly handle: string
+  /** What a token's `runId` is, in errors: `run_id`, `instance id`. */
+  readonly runIdName: string
   /** How long a grant holds without renewal (ms); holders renew, and waiters re-check, every leaseMs / 3. */
   readonly leaseMs: number
   /**

@@ -2,7 +2,7 @@
  * What a granted call holds: `fence` grows with every grant of the key,
  * across every process, and keeps growing across a restart of the engine's
  * storage; `runId` names the storage that granted it (Redis: the server's
- * `run_id`; Postgres: the cluster's system identifier), so a token from a
+ * `run_id`; Postgres: the schema's instance id), so a token from a
  * storage that was replaced is never honoured.
  *
  * @example

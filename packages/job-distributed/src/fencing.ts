@@ -73,7 +73,7 @@ function runtimeOf(ctx: TaskContext, candidates: readonly Lease[]): Lease | unde
  * const save = withCoordinator(async (ctx) => {
  *   const { fence } = await fencingToken(ctx)
  *   await db.query('UPDATE docs SET body = $1, fence = $2 WHERE id = $3 AND fence < $2', [body, fence, id])
- * }, cluster.serialize, { key: ['doc', id] })
+ * }, node.serialize, { key: ['doc', id] })
  * ```
  */
 export function fencingToken(ctx: TaskContext): Promise<FencingToken> {
@@ -98,7 +98,7 @@ export function fencingToken(ctx: TaskContext): Promise<FencingToken> {
  *   const rows = await computeReport()
  *   await assertLease(ctx) // still ours? then publish
  *   await publish(rows)
- * }, cluster.exhaust, { key: 'nightly-report' })
+ * }, node.exhaust, { key: 'nightly-report' })
  * ```
  */
 export async function assertLease(ctx: TaskContext): Promise<FencingToken> {
@@ -109,7 +109,7 @@ export async function assertLease(ctx: TaskContext): Promise<FencingToken> {
   if (verdict === 1) return token
   const error = lease.lostError(
     verdict === -1
-      ? `another ${lease.io.storage} server answers for the key since the grant (a restart or a failover); its token is not honoured`
+      ? `another ${lease.io.storage} server answers for the key since the grant (another ${lease.io.runIdName}: a restart or a failover); its token is not honoured`
       : 'the lease expired or another call holds the key',
   )
   lease.lose(error)

@@ -70,3 +70,9 @@ export {
   LEADER_CONTEXT_MAX_LENGTH,
   type LeaderContext,
 } from './leader-context.js'
+export {
+  type CommonCoordinationOptions,
+  describeValue,
+  type ResolvedCoordinationOptions,
+  resolveCoordinationOptions,
+} from './options.js'

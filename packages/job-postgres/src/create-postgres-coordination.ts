@@ -1,11 +1,11 @@
 import { assertKnownKeys } from '@vega/job-core'
 import {
   type Codec,
-  checkLeaderContext,
   createDistributedCoordination,
   type DistributedCoordination,
-  jsonCodec,
+  describeValue,
   type LeaderContext,
+  resolveCoordinationOptions,
 } from '@vega/job-distributed'
 import { PgIO } from './internal/pg-io.js'
 import type { PostgresPool } from './pool.js'
@@ -60,13 +60,6 @@ export type PostgresCoordination = DistributedCoordination
 const OPTIONS = ['pool', 'schema', 'leaseMs', 'codec', 'connectTimeoutMs', 'leaderContext']
 const WHO = 'createPostgresCoordination(options)'
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`
-  if (typeof value === 'object' && value !== null)
-    return `an object (${value.constructor?.name ?? 'Object'})`
-  return String(value)
-}
-
 function checkPool(pool: unknown): PostgresPool {
   if (pool === undefined || pool === null) {
     throw new TypeError(
@@ -76,7 +69,7 @@ function checkPool(pool: unknown): PostgresPool {
   const candidate = pool as { query?: unknown; Client?: unknown; ending?: unknown }
   if (typeof candidate.query !== 'function' || typeof candidate.Client !== 'function') {
     throw new TypeError(
-      `${WHO}: pool must be a node-postgres (pg 8) Pool, new pg.Pool(…), got ${describe(pool)}.`,
+      `${WHO}: pool must be a node-postgres (pg 8) Pool, new pg.Pool(…), got ${describeValue(pool)}.`,
     )
   }
   if (candidate.ending === true) {
@@ -119,34 +112,10 @@ export function createPostgresCoordination(
   assertKnownKeys(WHO, options, OPTIONS)
   const pool = checkPool(options.pool)
   const schema = checkSchema(options.schema ?? 'vega_job', WHO)
-  const { leaseMs } = options
-  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs < 10) {
-    throw new RangeError(
-      `${WHO}: leaseMs must be an integer ≥ 10 (milliseconds a grant holds without renewal), got ${describe(leaseMs)}.`,
-    )
-  }
-  const codec = options.codec ?? jsonCodec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    throw new TypeError(
-      `${WHO}: codec must be { encode(value): string, decode(text): unknown }, got ${describe(codec)}.`,
-    )
-  }
-  const connectTimeoutMs = options.connectTimeoutMs ?? Math.min(leaseMs, 5000)
-  if (
-    typeof connectTimeoutMs !== 'number' ||
-    !Number.isInteger(connectTimeoutMs) ||
-    connectTimeoutMs < 1
-  ) {
-    throw new RangeError(
-      `${WHO}: connectTimeoutMs must be a positive integer (ms), got ${describe(connectTimeoutMs)}.`,
-    )
-  }
-  const leaderContext = checkLeaderContext(options.leaderContext, 'createPostgresCoordination')
+  const { leaseMs, codec, connectTimeoutMs, leaderContext } = resolveCoordinationOptions(
+    'createPostgresCoordination',
+    options,
+  )
   const engine = new PgIO({
     pool,
     schema,

@@ -45,12 +45,7 @@ async function contend(workers: Worker[], perWorker: number, key: string) {
 /** Sum of the workers' floor re-checks. */
 async function floorRechecks(workers: Worker[]): Promise<number> {
   let total = 0
-  for (const w of workers) {
-    const before = w.of('inspect').length
-    w.child.send({ cmd: 'inspect' })
-    await eventually(() => w.of('inspect').length > before, WAIT, 'inspect')
-    total += (w.of('inspect').at(-1)!.counters as { floorRechecks: number }).floorRechecks
-  }
+  for (const w of workers) total += (await w.counters()).floorRechecks
   return total
 }
 

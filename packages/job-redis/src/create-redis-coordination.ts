@@ -1,15 +1,16 @@
-import type { Coordinator } from '@vega/job-coordination'
-import { assertKnownKeys, type Plugin } from '@vega/job-core'
+import { assertKnownKeys } from '@vega/job-core'
+import {
+  type Codec,
+  createDistributedCoordination,
+  type DistributedCoordination,
+  type DistributedCounters,
+  type DistributedSerializeOptions,
+  describeValue,
+  type LeaderContext,
+  resolveCoordinationOptions,
+} from '@vega/job-distributed'
 import type { Redis, Cluster as RedisCluster } from 'ioredis'
-import { type Codec, jsonCodec } from './codec.js'
-import { Cluster } from './internal/cluster.js'
 import { RedisIO } from './internal/redis-io.js'
-import { checkLeaderContext, type LeaderContext } from './leader-context.js'
-import { clusterDedupe } from './strategies/dedupe.js'
-import { clusterExhaust } from './strategies/exhaust.js'
-import { clusterKeepLatest } from './strategies/keep-latest.js'
-import { clusterRestart } from './strategies/restart.js'
-import { clusterSerialize } from './strategies/serialize.js'
 
 /**
  * Options of {@link createRedisCoordination}.
@@ -43,23 +44,22 @@ export interface RedisCoordinationOptions {
 }
 
 /**
- * Options of {@link RedisCoordination.createSerialize}.
+ * Options of {@link RedisCoordination.createSerialize}: `concurrency` (bodies
+ * per key at once, cluster-wide; every process must use the same number for
+ * a key) and `name` (the coordinator's name in diagnostic events).
  *
  * @example
  * ```ts
  * const uploads = cluster.createSerialize({ concurrency: 2, name: 'uploads' })
  * ```
  */
-export interface RedisSerializeOptions {
-  /** Bodies per key at once, cluster-wide; a positive integer. Every process must use the same number for a key. */
-  concurrency?: number
-  /** The coordinator's name in diagnostic events; default `'serialize'`. */
-  name?: string
-}
+export type RedisSerializeOptions = DistributedSerializeOptions
 
 /**
  * What {@link createRedisCoordination} returns: the five strategies, carried
- * across processes, and the plugin that connects them to a runtime.
+ * across processes, the plugin that connects them to a runtime,
+ * `createSerialize`, `inspect()` (parked calls, held leases, keys with
+ * waiters) and `counters()`: the same shape as `@vega/job-postgres`'s.
  *
  * @example
  * ```ts
@@ -67,30 +67,17 @@ export interface RedisSerializeOptions {
  * const runtime = createRuntime({ plugins: [installCoordination, cluster.plugin] })
  * ```
  */
-export interface RedisCoordination {
-  /** One body per key cluster-wide; every caller anywhere gets its value. */
-  readonly dedupe: Coordinator
-  /** The newest call anywhere proceeds at once; the running one anywhere is cancelled. */
-  readonly restart: Coordinator
-  /** One cluster-wide FIFO per key, one body at a time. */
-  readonly serialize: Coordinator
-  /** A call proceeds only if no body for the key runs anywhere. */
-  readonly exhaust: Coordinator
-  /** One running + one waiting cluster-wide; a newer waiting call supersedes the older. */
-  readonly keepLatest: Coordinator
-  /** Install it next to `installCoordination` in every runtime that uses these coordinators. */
-  readonly plugin: Plugin
-  /** A serialize with `concurrency` bodies per key, cluster-wide. */
-  createSerialize(options?: RedisSerializeOptions): Coordinator
-  /** What this process keeps right now: parked calls, held leases, keys with waiters. */
-  inspect(): { waiters: number; leases: number; keys: number }
-  /** How this process's waiters were woken so far: how often they fell back to the polling floor. */
-  counters(): RedisCoordinationCounters
-}
+export type RedisCoordination = DistributedCoordination
 
 /**
  * What {@link RedisCoordination.counters} reports: totals since the
- * coordination was created, for this process.
+ * coordination was created, for this process. `floorRechecks`: how many
+ * times a waiter here asked Redis again because nothing woke it within
+ * leaseMs / 3 (its polling floor; grants and wake-ups come by pub/sub
+ * message, the floor keeps a long wait's place in the queue alive and covers
+ * a message that was lost). `floorWakeUps`: of those, the ones that found the
+ * call's turn had already come, each a message this process did not hear; a
+ * count that keeps growing means messages do not arrive.
  *
  * @example
  * ```ts
@@ -100,22 +87,7 @@ export interface RedisCoordination {
  * console.log(cluster.counters().floorWakeUps - before)
  * ```
  */
-export interface RedisCoordinationCounters {
-  /**
-   * How many times a waiter here asked Redis again because nothing woke it
-   * within leaseMs / 3 (its polling floor). Grants and wake-ups come by
-   * pub/sub message; the floor keeps a long wait's place in the queue alive,
-   * and covers a message that was lost (a subscriber connection that dropped).
-   */
-  readonly floorRechecks: number
-  /**
-   * Of {@link floorRechecks}, those that found the call's turn had already
-   * come (its grant, its dedupe leader's result, or a newer keepLatest call):
-   * each is a wake-up message this process did not hear, and cost its call up
-   * to leaseMs / 3. A count that keeps growing means messages do not arrive.
-   */
-  readonly floorWakeUps: number
-}
+export type RedisCoordinationCounters = DistributedCounters
 
 const COORDINATION_OPTIONS = [
   'redis',
@@ -125,8 +97,6 @@ const COORDINATION_OPTIONS = [
   'connectTimeoutMs',
   'leaderContext',
 ]
-const SERIALIZE_OPTIONS = ['concurrency', 'name']
-
 function fail(message: string): never {
   throw new TypeError(`createRedisCoordination(options): ${message}`)
 }
@@ -143,7 +113,7 @@ function checkRedis(redis: unknown): Redis | RedisCluster {
     typeof client.duplicate !== 'function' ||
     typeof client.status !== 'string'
   ) {
-    fail(`redis must be an ioredis client (new Redis(url)), got ${describe(redis)}.`)
+    fail(`redis must be an ioredis client (new Redis(url)), got ${describeValue(redis)}.`)
   }
   if (client.status === 'end' || client.status === 'close') {
     fail(
@@ -151,13 +121,6 @@ function checkRedis(redis: unknown): Redis | RedisCluster {
     )
   }
   return redis as Redis | RedisCluster
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`
-  if (typeof value === 'object' && value !== null)
-    return `an object (${value.constructor?.name ?? 'Object'})`
-  return String(value)
 }
 
 /**
@@ -189,89 +152,16 @@ export function createRedisCoordination(options: RedisCoordinationOptions): Redi
   }
   assertKnownKeys('createRedisCoordination(options)', options, COORDINATION_OPTIONS)
   const redis = checkRedis(options.redis)
-  const { prefix, leaseMs } = options
+  const { prefix } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
     fail(
-      `prefix must be a non-empty string without whitespace (it starts every key), got ${describe(prefix)}.`,
+      `prefix must be a non-empty string without whitespace (it starts every key), got ${describeValue(prefix)}.`,
     )
   }
-  if (typeof leaseMs !== 'number' || !Number.isInteger(leaseMs) || leaseMs < 10) {
-    throw new RangeError(
-      `createRedisCoordination(options): leaseMs must be an integer ≥ 10 (milliseconds a grant holds without renewal), got ${describe(leaseMs)}.`,
-    )
-  }
-  const codec = options.codec ?? jsonCodec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    fail(`codec must be { encode(value): string, decode(text): unknown }, got ${describe(codec)}.`)
-  }
-  const connectTimeoutMs = options.connectTimeoutMs ?? Math.min(leaseMs, 5000)
-  if (
-    typeof connectTimeoutMs !== 'number' ||
-    !Number.isInteger(connectTimeoutMs) ||
-    connectTimeoutMs < 1
-  ) {
-    throw new RangeError(
-      `createRedisCoordination(options): connectTimeoutMs must be a positive integer (ms), got ${describe(connectTimeoutMs)}.`,
-    )
-  }
-
-  const leaderContext = checkLeaderContext(options.leaderContext)
-
-  const cluster = new Cluster(
-    new RedisIO(redis, prefix, leaseMs, connectTimeoutMs),
-    codec,
-    leaderContext,
+  const { leaseMs, codec, connectTimeoutMs, leaderContext } = resolveCoordinationOptions(
+    'createRedisCoordination',
+    options,
   )
-  // The user's client ended for good: its subscriber duplicate goes with it (no reconnect loop left behind).
-  redis.once('end', () => void cluster.close())
-  const plugin: Plugin = {
-    name: '@vega/job-redis',
-    install(host) {
-      cluster.hosts.add(host)
-      // Connected before the first call, so its first subscription is not left to the polling floor.
-      cluster.listen()
-      const off = host.onShutdown(() => {
-        for (const waiter of [...cluster.byId.values()]) {
-          if (waiter.owner === host) waiter.shutdown()
-        }
-      })
-      return async () => {
-        off()
-        cluster.hosts.delete(host)
-        await cluster.idle()
-        if (cluster.hosts.size === 0) await cluster.close()
-      }
-    },
-  }
-  const createSerialize = (serializeOptions: RedisSerializeOptions = {}): Coordinator => {
-    if (serializeOptions === null || typeof serializeOptions !== 'object') {
-      throw new TypeError(
-        'cluster.createSerialize(options): options must be an object such as { concurrency: 2 }.',
-      )
-    }
-    assertKnownKeys('cluster.createSerialize(options)', serializeOptions, SERIALIZE_OPTIONS)
-    const concurrency = serializeOptions.concurrency ?? 1
-    if (typeof concurrency !== 'number' || !Number.isInteger(concurrency) || concurrency < 1) {
-      throw new RangeError(
-        `cluster.createSerialize({ concurrency }): concurrency must be an integer ≥ 1, got ${describe(concurrency)}.`,
-      )
-    }
-    return clusterSerialize(cluster, concurrency, serializeOptions.name ?? 'serialize')
-  }
-  return Object.freeze({
-    dedupe: clusterDedupe(cluster),
-    restart: clusterRestart(cluster),
-    serialize: clusterSerialize(cluster, 1, 'serialize'),
-    exhaust: clusterExhaust(cluster),
-    keepLatest: clusterKeepLatest(cluster),
-    plugin,
-    createSerialize,
-    inspect: () => cluster.inspect(),
-    counters: () => cluster.counters(),
-  })
+  const io = new RedisIO(redis, prefix, leaseMs, connectTimeoutMs)
+  return createDistributedCoordination(io, { codec, leaderContext })
 }

@@ -1,8 +1,15 @@
-// Each class carries a brand under a global symbol, so its guard also knows
-// an error made by another copy of this package (ESM and CJS both loaded).
-const LEASE_LOST = Symbol.for('@vega/job-redis/LeaseLostError')
+// LeaseLostError and RemoteTaskError are every engine's: @vega/job-distributed's.
+// RedisUnavailableError carries a brand under a global symbol, so its guard
+// also knows an error made by another copy of this package (ESM and CJS both
+// loaded).
+export {
+  isLeaseLostError,
+  isRemoteTaskError,
+  LeaseLostError,
+  RemoteTaskError,
+} from '@vega/job-distributed'
+
 const REDIS_UNAVAILABLE = Symbol.for('@vega/job-redis/RedisUnavailableError')
-const REMOTE_TASK = Symbol.for('@vega/job-redis/RemoteTaskError')
 
 function hasBrand(error: unknown, brand: symbol): boolean {
   return (
@@ -10,50 +17,6 @@ function hasBrand(error: unknown, brand: symbol): boolean {
     error !== null &&
     (error as { [key: symbol]: unknown })[brand] === true
   )
-}
-
-/**
- * The call lost its lease: a renewal failed (the lease expired, someone else
- * holds the key now, or Redis could not be reached to renew it), or
- * `assertLease(ctx)` found the token no longer current. The body's signal is
- * aborted with this error and the task ends in `error` with it; whatever the
- * body returns later reaches no one.
- *
- * @example
- * ```ts
- * const outcome = await settle(task)
- * if (outcome.status === 'error' && outcome.error instanceof LeaseLostError) {
- *   console.warn(`lost ${outcome.error.key} at fence ${outcome.error.fence}`)
- * }
- * ```
- */
-export class LeaseLostError extends Error {
-  override readonly name = 'LeaseLostError'
-  /** The hash of the coordinated key. */
-  readonly key: string
-  /** The fencing token the call held, or `undefined` if it was never granted. */
-  readonly fence: number | undefined
-
-  constructor(message: string, key: string, fence: number | undefined, options?: ErrorOptions) {
-    super(message, options)
-    this.key = key
-    this.fence = fence
-    Object.defineProperty(this, LEASE_LOST, { value: true })
-  }
-}
-
-/**
- * Whether `error` is a {@link LeaseLostError}, also one made by another copy
- * of this package (where `instanceof` says no).
- *
- * @example
- * ```ts
- * const outcome = await settle(task)
- * if (outcome.status === 'error' && isLeaseLostError(outcome.error)) console.warn(outcome.error.key)
- * ```
- */
-export function isLeaseLostError(error: unknown): error is LeaseLostError {
-  return hasBrand(error, LEASE_LOST)
 }
 
 /**
@@ -99,43 +62,4 @@ export class RedisUnavailableError extends Error {
  */
 export function isRedisUnavailableError(error: unknown): error is RedisUnavailableError {
   return hasBrand(error, REDIS_UNAVAILABLE)
-}
-
-/**
- * A dedupe follower in one process receives this when the leader's body, run
- * in another process, failed, or returned a value the codec could not encode.
- * `remoteName` and `message` are the leader's error's.
- *
- * @example
- * ```ts
- * const result = await settle(task)
- * if (result.status === 'error' && result.error instanceof RemoteTaskError) {
- *   console.log(result.error.remoteName, result.error.message)
- * }
- * ```
- */
-export class RemoteTaskError extends Error {
-  override readonly name = 'RemoteTaskError'
-  /** The `name` of the error the leader's body threw (`CodecError` when its value could not be encoded). */
-  readonly remoteName: string
-
-  constructor(message: string, remoteName: string) {
-    super(message)
-    this.remoteName = remoteName
-    Object.defineProperty(this, REMOTE_TASK, { value: true })
-  }
-}
-
-/**
- * Whether `error` is a {@link RemoteTaskError}, also one made by another copy
- * of this package.
- *
- * @example
- * ```ts
- * const result = await settle(task)
- * if (result.status === 'error' && isRemoteTaskError(result.error)) console.log(result.error.remoteName)
- * ```
- */
-export function isRemoteTaskError(error: unknown): error is RemoteTaskError {
-  return hasBrand(error, REMOTE_TASK)
 }

@@ -1,15 +1,21 @@
-export type {
-  AggregateBusConsumer,
-  BusMessage,
-  BusRetryPolicy,
-  ConsumerStats,
-  DeadLetter,
-  Delivery,
-  DeliveryHandler,
-  PartitionStats,
-  SendReceipt,
-  StopOptions,
-  StopReport,
+export {
+  type AggregateBusConsumer,
+  assertLease,
+  type BusMessage,
+  type BusRetryPolicy,
+  type ConsumerStats,
+  type CoordinatedCall,
+  type DeadLetter,
+  type Delivery,
+  type DeliveryHandler,
+  type FencingToken,
+  fencingToken,
+  LEADER_CONTEXT_MAX_LENGTH,
+  type LeaderContext,
+  type PartitionStats,
+  type SendReceipt,
+  type StopOptions,
+  type StopReport,
 } from '@vega/job-distributed'
 export { createRedisAggregateBus } from './aggregate-bus.js'
 export type { ConsumeOptions, RedisAggregateBus, RedisAggregateBusOptions } from './bus-types.js'
@@ -29,10 +35,3 @@ export {
   RedisUnavailableError,
   RemoteTaskError,
 } from './errors.js'
-export { assertLease, fencingToken } from './fencing.js'
-export type { FencingToken } from './fencing-token.js'
-export {
-  type CoordinatedCall,
-  LEADER_CONTEXT_MAX_LENGTH,
-  type LeaderContext,
-} from './leader-context.js'

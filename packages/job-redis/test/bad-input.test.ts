@@ -150,7 +150,7 @@ describe('createRedisCoordination(options): bad options fail at once, naming wha
     const task = run(runtime, (ctx) => fencingToken(ctx))
     const outcome = await settle(task)
     expect(String((outcome as { error: unknown }).error)).toMatch(
-      /fencingToken\(ctx\): task #1 holds no @vega\/job-redis lease/,
+      /fencingToken\(ctx\): task #1 holds no distributed lease \(@vega\/job-redis, @vega\/job-postgres\)/,
     )
   })
 })
@@ -216,10 +216,10 @@ describe('error guards', () => {
       false,
       false,
     ])
-    // What another copy of the package would make: the same global brand, another class.
+    // What another copy of @vega/job-distributed (whose LeaseLostError this is) would make: the same global brand, another class.
     const foreign = Object.defineProperty(
       new Error('lost'),
-      Symbol.for('@vega/job-redis/LeaseLostError'),
+      Symbol.for('@vega/job-distributed/LeaseLostError'),
       {
         value: true,
       },

@@ -3,6 +3,7 @@
 // primaries, and a primary that stops and comes back ends calls clearly and
 // recovers, refusing the tokens it granted before.
 
+import { runFacts } from '@vega/distributed-tests'
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
 import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
@@ -15,7 +16,7 @@ import {
   LeaseLostError,
   RedisUnavailableError,
 } from '../src/index.js'
-import { holdUntilAborted, runFacts, type Setup, setup } from './support.js'
+import { holdUntilAborted, type Setup, setup } from './support.js'
 
 let nodes: RedisClusterNodes
 const clients: Cluster[] = []

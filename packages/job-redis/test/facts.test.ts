@@ -1,14 +1,15 @@
-// coordination.md §5 with every call in one process: the cluster strategies
-// are the local ones (bodies, task states, promises, events), measured on a
-// real redis-server and in real time.
+// The local strategies' facts with every call in one process (the table
+// every engine shares, from @vega/distributed-tests), then what is Redis's
+// own: round trips per call, and writes gathered per tick.
 
+import { describeFactsInOneProcess } from '@vega/distributed-tests'
 import { withCoordinator } from '@vega/job-coordination'
 import { run, shutdown } from '@vega/job-core'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fencingToken } from '../src/index.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
-import { keyspace, runFacts, type Setup, setup } from './support.js'
+import { type Setup, setup } from './support.js'
 
 let server: RedisServer
 const opened: Setup[] = []
@@ -26,8 +27,6 @@ function fresh(): Setup {
   return value
 }
 
-const HASH = '"k"'
-
 /** After shutdown (which waits for the releases), no holder or queue of the key is left. */
 async function noHoldersLeft(value: Setup): Promise<void> {
   await shutdown(value.runtime)
@@ -37,133 +36,13 @@ async function noHoldersLeft(value: Setup): Promise<void> {
   expect(value.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
 }
 
-describe('§5 in one process, on Redis', () => {
-  it('dedupe: 1 body; #2–#4 cancelled dedupe (cancelledBy 1) resolve to #1’s value; reuse ×3', async () => {
-    const s = fresh()
-    const facts = await runFacts(s, s.cluster.dedupe)
-    expect(facts.bodies).toEqual([1])
-    expect(facts.tasks).toEqual([
-      { state: 'success' },
-      { state: 'cancelled', reason: 'dedupe', cancelledBy: 1 },
-      { state: 'cancelled', reason: 'dedupe', cancelledBy: 1 },
-      { state: 'cancelled', reason: 'dedupe', cancelledBy: 1 },
-    ])
-    expect(facts.promises.map((p) => p.status === 'resolved' && p.value)).toEqual([1, 1, 1, 1])
-    expect(facts.events).toEqual(
-      [2, 3, 4].map((intentId) => ({
-        type: 'coordination:reuse',
-        coordinator: 'dedupe',
-        intentId,
-        hash: HASH,
-        peerId: 1,
-      })),
-    )
-    await noHoldersLeft(s)
-  })
-
-  it('restart: 4 bodies start; #1–#3 cancelled abort and reject, #4 resolves; restart ×3 naming the one before', async () => {
-    const s = fresh()
-    const facts = await runFacts(s, s.cluster.restart)
-    expect(facts.bodies).toEqual([1, 2, 3, 4])
-    expect(facts.tasks).toEqual([
-      { state: 'cancelled', reason: 'abort', cancelledBy: 2 },
-      { state: 'cancelled', reason: 'abort', cancelledBy: 3 },
-      { state: 'cancelled', reason: 'abort', cancelledBy: 4 },
-      { state: 'success' },
-    ])
-    expect(facts.promises).toEqual([
-      { status: 'rejected', reason: 'abort' },
-      { status: 'rejected', reason: 'abort' },
-      { status: 'rejected', reason: 'abort' },
-      { status: 'resolved', value: 4 },
-    ])
-    expect(facts.settleOrder).toEqual([1, 2, 3, 4])
-    expect(facts.events).toEqual(
-      [2, 3, 4].map((intentId) => ({
-        type: 'coordination:restart',
-        coordinator: 'restart',
-        intentId,
-        hash: HASH,
-        cancelledPeerIds: [intentId - 1],
-      })),
-    )
-  })
-
-  it('serialize: 4 bodies one after another in call order, never overlapping; queued ×3 (positions 0, 1, 2)', async () => {
-    const s = fresh()
-    const facts = await runFacts(s, s.cluster.serialize)
-    expect(facts.bodies).toEqual([1, 2, 3, 4])
-    expect(facts.maxInside).toBe(1)
-    expect(facts.tasks).toEqual([1, 2, 3, 4].map(() => ({ state: 'success' })))
-    expect(facts.promises.map((p) => p.status === 'resolved' && p.value)).toEqual([1, 2, 3, 4])
-    expect(facts.settleOrder).toEqual([1, 2, 3, 4])
-    expect(facts.events).toEqual(
-      [2, 3, 4].map((intentId) => ({
-        type: 'coordination:queued',
-        coordinator: 'serialize',
-        intentId,
-        hash: HASH,
-        position: intentId - 2,
-      })),
-    )
-    await noHoldersLeft(s)
-  })
-
-  it('exhaust: 1 body; #2–#4 cancelled exhaust-dropped and reject without #1’s value; no events', async () => {
-    const s = fresh()
-    const facts = await runFacts(s, s.cluster.exhaust)
-    expect(facts.bodies).toEqual([1])
-    expect(facts.tasks).toEqual([
-      { state: 'success' },
-      { state: 'cancelled', reason: 'exhaust-dropped' },
-      { state: 'cancelled', reason: 'exhaust-dropped' },
-      { state: 'cancelled', reason: 'exhaust-dropped' },
-    ])
-    expect(facts.promises).toEqual([
-      { status: 'resolved', value: 1 },
-      { status: 'rejected', reason: 'exhaust-dropped' },
-      { status: 'rejected', reason: 'exhaust-dropped' },
-      { status: 'rejected', reason: 'exhaust-dropped' },
-    ])
-    expect(facts.settleOrder).toEqual([2, 3, 4, 1])
-    expect(facts.events).toEqual([])
-  })
-
-  it('keepLatest: #1 then #4; #2, #3 superseded (by the next) settle with #4’s value; queued ×3 at position 0', async () => {
-    const s = fresh()
-    const facts = await runFacts(s, s.cluster.keepLatest)
-    expect(facts.bodies).toEqual([1, 4])
-    expect(facts.maxInside).toBe(1)
-    expect(facts.tasks).toEqual([
-      { state: 'success' },
-      { state: 'cancelled', reason: 'superseded', cancelledBy: 3 },
-      { state: 'cancelled', reason: 'superseded', cancelledBy: 4 },
-      { state: 'success' },
-    ])
-    expect(facts.promises.map((p) => p.status === 'resolved' && p.value)).toEqual([1, 4, 4, 4])
-    expect(facts.events).toEqual(
-      [2, 3, 4].map((intentId) => ({
-        type: 'coordination:queued',
-        coordinator: 'keepLatest',
-        intentId,
-        hash: HASH,
-        position: 0,
-      })),
-    )
-    await noHoldersLeft(s)
-  })
-
-  it('dedupe is not a cache: once the leader settled, the next call runs again', async () => {
-    const s = fresh()
-    const first = await runFacts(s, s.cluster.dedupe, 1)
-    const second = await runFacts(s, s.cluster.dedupe, 1)
-    expect(first.bodies).toEqual([1])
-    expect(second.bodies).toEqual([1])
-    const left = await keyspace(s.redis, s.prefix)
-    expect(
-      [...left.keys()].every((key) => key.endsWith(':fence') || key.includes(':result:')),
-    ).toBe(true)
-  })
+describeFactsInOneProcess({
+  engine: 'Redis',
+  fresh: () => {
+    const value = fresh()
+    return { ...value, coordination: value.cluster }
+  },
+  noHoldersLeft,
 })
 
 describe('one caller, one call after another', () => {

@@ -2,6 +2,7 @@
 // on a Redis Cluster of three primaries), Redis restarted or paused, and what
 // is left in Redis afterwards.
 
+import { describeHolderFaults } from '@vega/distributed-tests/processes'
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
 import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
@@ -61,96 +62,10 @@ for (const where of ['one primary', 'a 3-primary Redis Cluster'] as Place[]) {
       return workers
     }
 
-    it('SIGKILL of the serialize holder mid-body: the waiter in another process takes over within a lease', async () => {
-      const prefix = uniquePrefix()
-      const [a, b] = (await workersOn(2, prefix)) as [Worker, Worker]
-      const held = a.call({
-        strategy: 'serialize',
-        key: 'k',
-        bodyMs: 60 * LEASE,
-        value: 'a',
-        fence: true,
-      })
-      await a.waitFor((m) => m.t === 'token' && m.n === held, WAIT, 'the holder’s token')
-      const next = b.call({ strategy: 'serialize', key: 'k', bodyMs: 50, value: 'b', fence: true })
-      await b.waitFor((m) => m.t === 'called' && m.n === next, WAIT, 'the waiter')
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      expect(b.of('enter')).toEqual([])
-      const killedAt = Number(process.hrtime.bigint()) / 1e6
-      a.kill('SIGKILL')
-      const settled = await b.settled(next, WAIT)
-      expect(settled.promise).toEqual({ status: 'resolved', value: 'b' })
-      const entered = b.of('enter').find((m) => m.n === next)!.at!
-      // The dead holder's lease had to expire first; pub/sub or the polling floor then woke the waiter.
-      expect(entered - killedAt).toBeLessThan(5 * LEASE)
-      const oldFence = a.of('token')[0]!.fence as number
-      expect(b.of('token')[0]!.fence as number).toBeGreaterThan(oldFence)
-      expect(await b.stop()).toEqual({ t: 'inspect', state: { waiters: 0, leases: 0, keys: 0 } })
-    })
-
-    it('SIGKILL of the dedupe leader: one waiting caller takes over and runs the body; the others join it', async () => {
-      const prefix = uniquePrefix()
-      const [a, b, c] = (await workersOn(3, prefix)) as [Worker, Worker, Worker]
-      const leader = a.call({ strategy: 'dedupe', key: 'k', bodyMs: 60 * LEASE, value: 'a' })
-      await a.entered(leader, WAIT)
-      const nb = b.call({ strategy: 'dedupe', key: 'k', bodyMs: 400, value: 'b' })
-      const nc = c.call({ strategy: 'dedupe', key: 'k', bodyMs: 400, value: 'c' })
-      await Promise.all([
-        b.waitFor((m) => m.t === 'called' && m.n === nb, WAIT, 'b called'),
-        c.waitFor((m) => m.t === 'called' && m.n === nc, WAIT, 'c called'),
-      ])
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      a.kill('SIGKILL')
-      const [sb, sc] = await Promise.all([b.settled(nb, WAIT), c.settled(nc, WAIT)])
-      const ran = [...b.of('enter'), ...c.of('enter')]
-      expect(ran).toHaveLength(1)
-      const winner = ran[0]!.n === nb ? 'b' : 'c'
-      expect(sb.promise).toEqual({ status: 'resolved', value: winner })
-      expect(sc.promise).toEqual({ status: 'resolved', value: winner })
-      await Promise.all([b.stop(), c.stop()])
-    })
-
-    it('SIGSTOP past the lease, then SIGCONT: the next holder runs; the paused body sees LeaseLostError and its value reaches no one', async () => {
-      const prefix = uniquePrefix()
-      const [a, b] = (await workersOn(2, prefix)) as [Worker, Worker]
-      const held = a.call({
-        strategy: 'serialize',
-        key: 'k',
-        bodyMs: 6 * LEASE,
-        value: 'late',
-        fence: true,
-      })
-      await a.waitFor((m) => m.t === 'token' && m.n === held, WAIT, 'the holder’s token')
-      const next = b.call({
-        strategy: 'serialize',
-        key: 'k',
-        bodyMs: 2 * LEASE,
-        value: 'b',
-        fence: true,
-      })
-      await b.waitFor((m) => m.t === 'called' && m.n === next, WAIT, 'the waiter')
-      a.kill('SIGSTOP')
-      // B's grant comes once A's lease expired in Redis; A cannot renew while stopped.
-      await b.entered(next, WAIT)
-      a.kill('SIGCONT')
-      const sa = await a.settled(held, WAIT)
-      expect(sa.state).toBe('error')
-      expect(sa.outcome).toEqual({
-        status: 'error',
-        error: expect.objectContaining({ name: 'LeaseLostError' }),
-      })
-      expect(sa.promise).toEqual({
-        status: 'rejected',
-        error: expect.objectContaining({ name: 'LeaseLostError' }),
-      })
-      const aborted = a.of('aborted').find((m) => m.n === held)
-      expect(aborted?.reason).toEqual(expect.objectContaining({ name: 'LeaseLostError' }))
-      // The paused body was still inside while the new holder ran: fencing is what protects the write.
-      await b.waitFor((m) => m.t === 'token' && m.n === next, WAIT, 'the next holder’s token')
-      expect(b.of('token')[0]!.fence as number).toBeGreaterThan(a.of('token')[0]!.fence as number)
-      const sb = await b.settled(next, WAIT)
-      expect(sb.promise).toEqual({ status: 'resolved', value: 'b' })
-      await Promise.all([a.stop(), b.stop()])
+    describeHolderFaults({
+      title: 'the holder',
+      lease: LEASE,
+      workersOn: (count) => workersOn(count, uniquePrefix()),
     })
   })
 }

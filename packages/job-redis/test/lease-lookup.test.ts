@@ -117,7 +117,7 @@ describe('a stale body', () => {
       }
     })
     expect(threw).toBeUndefined()
-    await expect(result).rejects.toThrow(/holds no @vega\/job-redis lease/)
+    await expect(result).rejects.toThrow(/holds no distributed lease/)
     await expect(fencingToken(undefined as never)).rejects.toBeInstanceOf(TypeError)
     await shutdown(runtime)
     expect(cluster.inspect().leases).toBe(0)

@@ -1,8 +1,6 @@
-import { type Coordinator, installCoordination, withCoordinator } from '@vega/job-coordination'
+import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import {
   createRuntime,
-  inspect,
-  isCancelledError,
   type Runtime,
   type RuntimeEvent,
   run,
@@ -20,7 +18,8 @@ import {
   type RedisCoordinationOptions,
 } from '../src/index.js'
 
-export const D = 60
+// How long a body sleeps in the facts (the one value every engine's tests share).
+export { D } from '@vega/distributed-tests'
 
 let prefixes = 0
 /** A fresh prefix per test, so tests never see each other's keys. */
@@ -47,93 +46,6 @@ export function setup(url: string, options: Partial<RedisCoordinationOptions> = 
   const events: RuntimeEvent[] = []
   subscribe(runtime, (event) => events.push(event))
   return { redis, cluster, runtime, events, prefix }
-}
-
-export type PromiseFact =
-  | { status: 'resolved'; value: unknown }
-  | { status: 'rejected'; reason?: string; error?: unknown }
-
-export interface Facts {
-  /** Calls whose body started, in start order. */
-  bodies: number[]
-  /** Most bodies inside at once, measured inside the bodies. */
-  maxInside: number
-  tasks: { state: string; reason?: string; cancelledBy?: number }[]
-  promises: PromiseFact[]
-  settleOrder: number[]
-  events: Record<string, unknown>[]
-}
-
-/** coordination.md §5: four calls with one key back-to-back in one synchronous block, real time. */
-export async function runFacts(
-  setupValue: Setup,
-  coordinator: Coordinator,
-  calls = 4,
-): Promise<Facts> {
-  const { runtime, events } = setupValue
-  const bodies: number[] = []
-  let inside = 0
-  let maxInside = 0
-  const body = (call: number) => async (ctx: TaskContext) => {
-    bodies.push(call)
-    inside++
-    maxInside = Math.max(maxInside, inside)
-    try {
-      await ctx.sleep(D)
-      return call
-    } finally {
-      inside--
-    }
-  }
-  const tasks: Task<number>[] = []
-  for (let call = 1; call <= calls; call++) {
-    tasks.push(run(runtime, withCoordinator(body(call), coordinator, { key: 'k' })))
-  }
-  const settleOrder: number[] = []
-  const promises = tasks.map((task, index) =>
-    task.promise.then(
-      (value): PromiseFact => {
-        settleOrder.push(index + 1)
-        return { status: 'resolved', value }
-      },
-      (error: unknown): PromiseFact => {
-        settleOrder.push(index + 1)
-        return isCancelledError(error)
-          ? { status: 'rejected', reason: error.reason }
-          : { status: 'rejected', error }
-      },
-    ),
-  )
-  const settledPromises = await Promise.all(promises)
-  await whenExited(runtime)
-  return {
-    bodies,
-    maxInside,
-    tasks: tasks.map((task) => {
-      const fact: { state: string; reason?: string; cancelledBy?: number } = { state: task.state }
-      if (task.cancelReason !== undefined) fact.reason = task.cancelReason
-      if (task.cancelledBy !== undefined) fact.cancelledBy = task.cancelledBy
-      return fact
-    }),
-    promises: settledPromises,
-    settleOrder,
-    events: events
-      .filter((event) => event.type.startsWith('coordination:'))
-      .map((event) => {
-        const { seq: _seq, at: _at, ...rest } = event as unknown as Record<string, unknown>
-        return rest
-      }),
-  }
-}
-
-/** Resolves when no body runs in `runtime` (bodies that ignore their signal included). */
-export async function whenExited(runtime: Runtime): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const { sizes } = inspect(runtime)
-    if (sizes.runningBodies === 0 && sizes.liveTasks === 0) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error('bodies still running after 4 s')
 }
 
 /** Every key under `prefix`, with its TTL in ms (-1: none). */

@@ -31,24 +31,24 @@ function failingOwner(ctx: CoordinationContext): LeaseOwner {
  * the queue (and gives back a grant that arrives too late).
  */
 export function parkForGrant(
-  cluster: LocalNode,
+  node: LocalNode,
   ctx: CoordinationContext,
   where: Located,
   spec: ParkSpec,
 ): Promise<unknown> {
   // Before parking: a leaderContext.lead that throws fails the call from inside the coordinator.
-  const id = spec.leader === true ? dedupeHolderId(cluster, where) : cluster.nextId(where.task.id)
+  const id = spec.leader === true ? dedupeHolderId(node, where) : node.nextId(where.task.id)
   ctx.intent.parkCoordinator()
   const answer = spec.answer ?? deferred<unknown>()
   const waiter = new Waiter(
-    cluster.io,
-    cluster,
+    node.io,
+    node,
     ctx.hash,
     id,
     spec.mode,
     spec.limit,
     where.task,
-    (outcome) => answer.resolve(decide(cluster, ctx, where, id, spec, outcome, waiter.follow)),
+    (outcome) => answer.resolve(decide(node, ctx, where, id, spec, outcome, waiter.follow)),
     spec,
   )
   waiter.owner = where.host
@@ -61,7 +61,7 @@ export function parkForGrant(
 }
 
 function decide(
-  cluster: LocalNode,
+  node: LocalNode,
   ctx: CoordinationContext,
   where: Located,
   id: string,
@@ -73,30 +73,30 @@ function decide(
   switch (outcome.kind) {
     case 'granted': {
       const lease = new Lease(
-        cluster.io,
+        node.io,
         ctx.hash,
         id,
         where.task,
         where.host,
         failingOwner(ctx),
-        cluster,
+        node,
         spec.limit === 1,
       )
       lease.activate(outcome.fence, outcome.runId, outcome.sentAt)
       spec.onGranted?.()
       const own = ctx.proceed()
-      if (spec.leader === true) return releaseAsLeader(cluster, where, lease, own)
+      if (spec.leader === true) return releaseAsLeader(node, where, lease, own)
       where.host.onExited(where.task, () => lease.end())
-      return cluster.io.ordered ? own : afterRelease(own, lease)
+      return node.io.ordered ? own : afterRelease(own, lease)
     }
     case 'result':
       try {
-        tellJoined(cluster, where, leader)
+        tellJoined(node, where, leader)
       } catch (error) {
         ctx.intent.fail(error)
         return Promise.reject(error)
       }
-      return followResult(cluster, ctx, outcome.payload)
+      return followResult(node, ctx, outcome.payload)
     case 'superseded':
       return ctx.intent.skip('superseded')
     case 'dropped':
@@ -111,7 +111,7 @@ function decide(
 
 /** A dedupe follower in another process than its leader: the leader's outcome, decoded. */
 function followResult(
-  cluster: LocalNode,
+  node: LocalNode,
   ctx: CoordinationContext,
   payload: string,
 ): Promise<unknown> {
@@ -120,11 +120,11 @@ function followResult(
   ctx.intent.skip('dedupe')
   if (status === 'v') {
     try {
-      return Promise.resolve(cluster.codec.decode(body))
+      return Promise.resolve(node.codec.decode(body))
     } catch (error) {
       return Promise.reject(
         new RemoteTaskError(
-          `${cluster.io.name} dedupe: the leader's value could not be decoded by the codec: ${messageOf(error)}`,
+          `${node.io.name} dedupe: the leader's value could not be decoded by the codec: ${messageOf(error)}`,
           'CodecError',
         ),
       )
@@ -133,7 +133,7 @@ function followResult(
   if (status === 'c') {
     return Promise.reject(
       new RemoteTaskError(
-        `${cluster.io.name} dedupe: the leader's value (in another process) could not be encoded by the codec, so it cannot reach this caller: ${body}`,
+        `${node.io.name} dedupe: the leader's value (in another process) could not be encoded by the codec, so it cannot reach this caller: ${body}`,
         'CodecError',
       ),
     )
@@ -155,7 +155,7 @@ function followResult(
  * of joining the call that just ended.
  */
 function releaseAsLeader(
-  cluster: LocalNode,
+  node: LocalNode,
   where: Located,
   lease: Lease,
   own: Promise<unknown>,
@@ -167,7 +167,7 @@ function releaseAsLeader(
   const release = () => {
     if (released || !exited || ending === undefined) return
     released = true
-    leaderRelease(cluster, where, lease, ending)
+    leaderRelease(node, where, lease, ending)
   }
   where.host.onExited(where.task, () => {
     exited = true
@@ -185,7 +185,7 @@ function releaseAsLeader(
       throw error
     },
   )
-  return cluster.io.ordered ? settled : afterRelease(settled, lease)
+  return node.io.ordered ? settled : afterRelease(settled, lease)
 }
 
 /**
@@ -205,25 +205,25 @@ function afterRelease(own: Promise<unknown>, lease: Lease): Promise<unknown> {
 }
 
 function leaderRelease(
-  cluster: LocalNode,
+  node: LocalNode,
   where: Located,
   lease: Lease,
   result: { ok: true; value: unknown } | { ok: false; error: unknown },
 ): void {
   const state = where.task.state
   if (lease.lostWith !== undefined || state === 'cancelled') lease.end('wake')
-  else lease.end('result', outcomePayload(cluster, result, state === 'success'))
+  else lease.end('result', outcomePayload(node, result, state === 'success'))
 }
 
 /** What a dedupe leader leaves for remote followers: v<value>, c<codec error> or e<error>. */
 function outcomePayload(
-  cluster: LocalNode,
+  node: LocalNode,
   result: { ok: true; value: unknown } | { ok: false; error: unknown },
   succeeded: boolean,
 ): string {
   if (result.ok && succeeded) {
     try {
-      return `v${cluster.codec.encode(result.value)}`
+      return `v${node.codec.encode(result.value)}`
     } catch (error) {
       return `c${messageOf(error)}`
     }

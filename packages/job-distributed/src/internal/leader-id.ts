@@ -17,9 +17,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/
  * returned for it. Throws (failing the call, from inside the coordinator)
  * when `lead` throws or returns something that cannot travel.
  */
-export function dedupeHolderId(cluster: LocalNode, where: Located): string {
-  const id = cluster.nextId(where.task.id)
-  const carrier = cluster.leaderContext
+export function dedupeHolderId(node: LocalNode, where: Located): string {
+  const id = node.nextId(where.task.id)
+  const carrier = node.leaderContext
   if (carrier === undefined) return id
   const context = carrier.lead({ runtime: where.host.runtime, task: where.task })
   if (context === undefined) return id
@@ -29,7 +29,7 @@ export function dedupeHolderId(cluster: LocalNode, where: Located): string {
     CONTROL.test(context)
   ) {
     throw new TypeError(
-      `${cluster.io.factory}({ leaderContext }): lead(call) must return undefined or a string of at most ${LEADER_CONTEXT_MAX_LENGTH} characters without control characters (line breaks), got ${describeContext(context)} for task #${where.task.id}.`,
+      `${node.io.factory}({ leaderContext }): lead(call) must return undefined or a string of at most ${LEADER_CONTEXT_MAX_LENGTH} characters without control characters (line breaks), got ${describeContext(context)} for task #${where.task.id}.`,
     )
   }
   return context === '' ? id : `${id}${SEPARATOR}${context}`
@@ -46,8 +46,8 @@ export function contextOfHolder(holderId: string): string | undefined {
  * `leaderContext.joined`, when the leader carried a context. Throws what
  * `joined` throws.
  */
-export function tellJoined(cluster: LocalNode, where: Located, leader: string): void {
-  const carrier: LeaderContext | undefined = cluster.leaderContext
+export function tellJoined(node: LocalNode, where: Located, leader: string): void {
+  const carrier: LeaderContext | undefined = node.leaderContext
   if (carrier === undefined) return
   const context = contextOfHolder(leader)
   if (context === undefined) return

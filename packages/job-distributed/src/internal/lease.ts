@@ -230,7 +230,7 @@ export class Lease implements Answer<boolean | HandOff> {
         if (verdict === -1) {
           this.lose(
             this.lostError(
-              `another ${this.io.storage} server answers for the key since the grant (a restart or a failover); its token is not honoured`,
+              `another ${this.io.storage} server answers for the key since the grant (another ${this.io.runIdName}: a restart or a failover); its token is not honoured`,
             ),
           )
           return

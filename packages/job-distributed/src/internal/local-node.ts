@@ -46,15 +46,16 @@ export class LocalNode implements WaiterRegistry, WakeListener {
     return id.startsWith(`${this.origin}.`)
   }
 
-  /** The host and task behind a coordination context; a TypeError when the plugin is missing. */
-  locate(ctx: CoordinationContext, who: string): Located {
+  /** The host and task behind a coordination context; a TypeError naming `strategy` when the plugin is missing. */
+  locate(ctx: CoordinationContext, strategy: string): Located {
     // O(runtimes served), not O(live tasks): a busy process has thousands of waiting calls.
     const task = ctx.task
     for (const host of this.hosts) {
       if (host.owns(task)) return { host, task }
     }
+    const { handle, factory } = this.io
     throw new TypeError(
-      `${who}: this runtime does not have the coordination's plugin; create it with createRuntime({ plugins: [installCoordination, coordination.plugin] }) using the same ${this.io.factory}(…) result.`,
+      `${handle}.${strategy}: this runtime does not have the ${handle}'s plugin; create it with createRuntime({ plugins: [installCoordination, ${handle}.plugin] }) using the same ${factory}(…) result.`,
     )
   }
 

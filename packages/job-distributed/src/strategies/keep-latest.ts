@@ -20,15 +20,15 @@ interface Slot {
 }
 
 /**
- * One running + one waiting cluster-wide. The storage keeps one waiter per key
+ * One running + one waiting across processes. The storage keeps one waiter per key
  * (a newer one supersedes it, heard as a wake-up); within one process the newer
  * call supersedes its local waiter at once, which then follows the newer
  * call's outcome, exactly like the local keepLatest.
  */
-export function clusterKeepLatest(cluster: LocalNode): Coordinator {
+export function distributedKeepLatest(node: LocalNode): Coordinator {
   const slots = new WeakMap<PluginHost, Map<string, Slot>>()
   return defineCoordinator('keepLatest', (ctx) => {
-    const where = cluster.locate(ctx, 'cluster.keepLatest')
+    const where = node.locate(ctx, 'keepLatest')
     let byHash = slots.get(where.host)
     if (byHash === undefined) {
       byHash = new Map()
@@ -51,7 +51,7 @@ export function clusterKeepLatest(cluster: LocalNode): Coordinator {
         owned.running--
         forgetIfIdle()
       })
-      return parkForGrant(cluster, ctx, where, { mode: 'latest', limit: 1, onQueued })
+      return parkForGrant(node, ctx, where, { mode: 'latest', limit: 1, onQueued })
     }
     const entry: Entry = { ctx, answer: deferred() }
     const previous = owned.next
@@ -64,7 +64,7 @@ export function clusterKeepLatest(cluster: LocalNode): Coordinator {
     })
     // It waits behind a local call for sure: say so now, as the local keepLatest does.
     onQueued()
-    const promise = parkForGrant(cluster, ctx, where, {
+    const promise = parkForGrant(node, ctx, where, {
       mode: 'latest',
       limit: 1,
       answer: entry.answer,

@@ -11,9 +11,9 @@ import type { LocalNode } from '../internal/local-node.js'
  * holders in other processes hear it as a wake-up (or at their next renewal)
  * and are cancelled (`abort`).
  */
-export function clusterRestart(cluster: LocalNode): Coordinator {
+export function distributedRestart(node: LocalNode): Coordinator {
   return defineCoordinator('restart', (ctx) => {
-    const where = cluster.locate(ctx, 'cluster.restart')
+    const where = node.locate(ctx, 'restart')
     const cancelledPeerIds: number[] = []
     for (const peer of ctx.peers()) {
       if (isTerminalState(peer.state)) continue
@@ -21,43 +21,43 @@ export function clusterRestart(cluster: LocalNode): Coordinator {
       cancelledPeerIds.push(peer.id)
     }
     if (cancelledPeerIds.length > 0) ctx.emit({ type: 'coordination:restart', cancelledPeerIds })
-    const id = cluster.nextId(where.task.id)
+    const id = node.nextId(where.task.id)
     // The holder listens to its key's channel, to hear at once that a newer call elsewhere took the key.
     const hash = ctx.hash
-    cluster.io.want(hash)
+    node.io.want(hash)
     const lease = new Lease(
-      cluster.io,
+      node.io,
       ctx.hash,
       id,
       where.task,
       where.host,
       { lost: (error) => ctx.intent.fail(error), evicted: () => ctx.intent.cancel() },
-      cluster,
+      node,
       true,
     )
     const sentAt = performance.now()
     // On an engine that keeps order, a release sent later arrives later; on
     // one that does not (a pool), the body's release waits for the take's
     // answer, or it could reach the storage first and leave the take behind.
-    let answered = cluster.io.ordered
+    let answered = node.io.ordered
     let exited = false
     /** Exited before the take's answer: shutdown waits for the release to come. */
     let owed = false
     const endOnce = () => {
       if (!answered || !exited) return
       lease.end()
-      cluster.io.unwant(hash)
-      if (owed) cluster.releaseDone()
+      node.io.unwant(hash)
+      if (owed) node.releaseDone()
       owed = false
     }
     const request = { hash, id, mode: 'take', limit: 1, follow: '-', recheck: false } as const
-    cluster.io.acquireTo(request, {
+    node.io.acquireTo(request, {
       answered(reply) {
         answered = true
         if (reply.kind !== 'granted') return endOnce()
         lease.activate(reply.fence, reply.runId, sentAt)
         endOnce()
-        const remote = reply.evicted.filter((holder) => !cluster.isLocal(holder))
+        const remote = reply.evicted.filter((holder) => !node.isLocal(holder))
         if (remote.length > 0) {
           // The coordination:restart of a remote holder: no local task id, its holder id instead.
           const event = {
@@ -76,7 +76,7 @@ export function clusterRestart(cluster: LocalNode): Coordinator {
       },
       late(reply) {
         // A grant nobody waited for: the lease ended already, so give the key back here.
-        if (reply.kind === 'granted') cluster.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
+        if (reply.kind === 'granted') node.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
       },
     })
     const own = ctx.proceed()
@@ -84,7 +84,7 @@ export function clusterRestart(cluster: LocalNode): Coordinator {
       exited = true
       if (!answered) {
         owed = true
-        cluster.releaseStarted()
+        node.releaseStarted()
       }
       endOnce()
     })

@@ -63,6 +63,8 @@ export class PgIO implements CoordinationEngine {
   readonly name: string = NAME
   readonly storage: string = 'Postgres'
   readonly factory: string = 'createPostgresCoordination'
+  readonly handle: string = 'coordination'
+  readonly runIdName: string = 'instance id'
   readonly leaseMs: number
   readonly connectTimeoutMs: number
   readonly listener: Listener

@@ -3,51 +3,48 @@ import type { Cluster, Redis } from 'ioredis'
 /** What the package talks to: a client of one primary, or of a Redis Cluster. */
 export type RedisClient = Redis | Cluster
 
+import type {
+  AcquireReply,
+  AcquireRequest,
+  CoordinationEngine,
+  HandOff,
+  LeaseVerdict,
+  ReleaseKind,
+  WakeListener,
+} from '@vega/job-distributed'
 import { RedisUnavailableError } from '../errors.js'
 import { type Answer, boundedTo } from './bounded.js'
+import { KeyChannels } from './key-channels.js'
 import {
   ACQUIRE_ARGV,
-  type AcquireMode,
   acquireArgs,
   holdersPart,
   LEAVE_KEYS,
   leaveArgs,
   RELEASE_KEYS,
-  type ReleaseKind,
   releaseArgs,
 } from './script-args.js'
 import { scripts } from './scripts.js'
-
-export type { AcquireMode, Answer, ReleaseKind }
-
-export type AcquireReply =
-  | {
-      readonly kind: 'granted'
-      readonly fence: number
-      readonly runId: string
-      readonly evicted: readonly string[]
-    }
-  | { readonly kind: 'waiting'; readonly position: number; readonly others: string[] }
-  | { readonly kind: 'result'; readonly payload: string }
-  /** A keepLatest waiter asked again and found itself out of the line: a newer call took its place. */
-  | { readonly kind: 'superseded' }
-
-/** A release handed a single-slot key to the waiter `id` (`server`: the granting server's run_id, '' on one primary). */
-export interface HandOff {
-  readonly id: string
-  readonly fence: number
-  readonly server: string
-}
 
 /** The fence counter outlives every lease by far; it is refreshed at each grant. */
 const FENCE_TTL_FLOOR_MS = 24 * 60 * 60 * 1000
 
 /**
- * Every Redis round trip the package makes, each bounded by
- * `connectTimeoutMs`: a call that cannot complete in time rejects with
- * `RedisUnavailableError`, whatever ioredis does with it afterwards.
+ * The Redis engine of the coordination: its storage (every round trip the
+ * package makes, each a Lua script bounded by `connectTimeoutMs`: a call that
+ * cannot complete in time rejects with `RedisUnavailableError`, whatever
+ * ioredis does with it afterwards) and its wake-ups (sharded pub/sub, see
+ * {@link KeyChannels}).
  */
-export class RedisIO {
+export class RedisIO implements CoordinationEngine {
+  readonly name: string = '@vega/job-redis'
+  readonly storage: string = 'Redis'
+  readonly factory: string = 'createRedisCoordination'
+  readonly handle: string = 'cluster'
+  readonly runIdName: string = 'run_id'
+  /** One connection keeps commands in order: a release sent before the caller's next call reaches Redis first. */
+  readonly ordered: boolean = true
+  private readonly channels: KeyChannels
   readonly fenceTtlMs: number
   /** The numbers every script call sends, as the strings ioredis would make of them each time. */
   readonly leaseArg: string
@@ -80,6 +77,28 @@ export class RedisIO {
     this.fenceTtlArg = String(this.fenceTtlMs)
     this.onCluster = redis.isCluster === true
     this.handOffRunIdArg = this.onCluster ? '1' : '0'
+    this.channels = new KeyChannels(redis, (hash) => this.channel(hash), leaseMs)
+  }
+
+  listen(listener: WakeListener): void {
+    this.channels.open(listener)
+  }
+
+  want(hash: string): void {
+    this.channels.want(hash)
+  }
+
+  unwant(hash: string): void {
+    this.channels.unwant(hash)
+  }
+
+  async close(): Promise<void> {
+    this.channels.close()
+  }
+
+  /** The user's client ended for good: its subscriber duplicate goes with it (no reconnect loop left behind). */
+  onClientEnd(onEnd: () => void): void {
+    this.redis.once('end', onEnd)
   }
 
   /**
@@ -167,16 +186,8 @@ export class RedisIO {
   }
 
   /** Asks for a grant; `to` hears the reply. */
-  acquireTo(
-    hash: string,
-    id: string,
-    mode: AcquireMode,
-    limit: number,
-    follow: string,
-    /** The call asked before and was queued (keepLatest: out of the line now means superseded). */
-    recheck: boolean,
-    to: Answer<AcquireReply>,
-  ): void {
+  acquireTo(request: AcquireRequest, to: Answer<AcquireReply>): void {
+    const { hash, id, mode, limit, follow, recheck } = request
     const ask = !this.knowsRunId()
     const socket = this.socket()
     if (ask) this.asking = socket
@@ -195,20 +206,6 @@ export class RedisIO {
         scripts.acquire.run(this.redis, args.length - ACQUIRE_ARGV[mode], args, onReply, onError),
       to,
     )
-  }
-
-  /** {@link acquireTo} as a promise. */
-  acquire(
-    hash: string,
-    id: string,
-    mode: AcquireMode,
-    limit: number,
-    follow: string,
-    late: (reply: AcquireReply) => void,
-  ): Promise<AcquireReply> {
-    return new Promise((answered, failed) => {
-      this.acquireTo(hash, id, mode, limit, follow, false, { answered, failed, late })
-    })
   }
 
   /**
@@ -282,20 +279,20 @@ export class RedisIO {
   }
 
   /** `single`: the key has one slot, so its holder is in its lock (see scripts.ts). `runId`: the granting server's. */
-  renew(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
+  renew(hash: string, id: string, runId: string, single: boolean): Promise<LeaseVerdict> {
     const args = [this.key(hash, holdersPart(single)), id, this.leaseArg, single ? '1' : '0', runId]
     return this.bounded('renew', () =>
-      scripts.renew.run(this.redis, 1, args, (r) => r as -1 | 0 | 1),
+      scripts.renew.run(this.redis, 1, args, (r) => r as LeaseVerdict),
     )
   }
 
-  assert(hash: string, id: string, runId: string, single: boolean): Promise<-1 | 0 | 1> {
+  assert(hash: string, id: string, runId: string, single: boolean): Promise<LeaseVerdict> {
     return this.bounded('assertLease', () =>
       scripts.assert.run(
         this.redis,
         1,
         [this.key(hash, holdersPart(single)), id, runId, single ? '1' : '0'],
-        (r) => r as -1 | 0 | 1,
+        (r) => r as LeaseVerdict,
       ),
     )
   }
@@ -316,22 +313,6 @@ export class RedisIO {
     const args = releaseArgs(this, hash, id, kind, payload, single)
     const step = () => scripts.release.run(this.redis, RELEASE_KEYS[kind], args, parseRelease)
     this.send('release', step, to)
-  }
-
-  /** {@link releaseTo} as a promise. */
-  release(
-    hash: string,
-    id: string,
-    kind: ReleaseKind,
-    payload: string,
-    single: boolean,
-  ): Promise<boolean> {
-    return new Promise((answered, failed) => {
-      this.releaseTo(hash, id, kind, payload, single, {
-        answered: (reply) => answered(reply !== false),
-        failed,
-      })
-    })
   }
 
   /** Who holds a key with one slot (a plain GET of its lock): null when nobody does. */

@@ -1,8 +1,4 @@
-/** How a call asks for a key: the acquire script's mode. */
-export type AcquireMode = 'queue' | 'latest' | 'try' | 'take' | 'lead'
-
-/** How a holder gives a key back: the release script's kind. */
-export type ReleaseKind = 'plain' | 'wake' | 'result'
+import type { AcquireMode, ReleaseKind } from '@vega/job-distributed'
 
 // The KEYS then ARGV of the coordination scripts, one array per call (see
 // the tables in scripts.ts): the layout is the protocol between processes.

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import type { Cluster, Redis } from 'ioredis'
+import { LuaScript } from './lua.js'
 
 // Every multi-key step is one Lua script: atomic on the primary, and sent by
 // SHA (EVALSHA) after the first call, so a round trip carries a few bytes.
@@ -313,79 +312,16 @@ end
 return 1
 `
 
-/** A script sent by SHA; loaded on first use and again after a restart emptied the script cache. */
-export class Script {
-  readonly sha: string
-
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex')
-  }
-
-  /**
-   * Sends the script by SHA and hands its reply to `parse`, all in one
-   * continuation (this runs twice per call: a promise layer less is time).
-   */
-  run<T>(
-    redis: Redis | Cluster,
-    keys: number,
-    args: readonly (string | number)[],
-    parse: (reply: unknown) => T | PromiseLike<T>,
-    onError?: (error: unknown) => never,
-  ): Promise<T> {
-    preload(redis)
-    return redis.evalsha(this.sha, keys, ...args).then(parse, (error: unknown) => {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) {
-        if (onError === undefined) throw error
-        return onError(error)
-      }
-      // Redis restarted and forgot the scripts: load them all again, in order, before the next call.
-      loadedOn.delete(redis)
-      return redis.eval(this.source, keys, ...args).then(parse, onError)
-    })
-  }
-}
-
-const loadedOn = new WeakSet<Redis | Cluster>()
-
-/**
- * Sends SCRIPT LOAD for every script before a client's first call. One
- * connection keeps commands in order, so the EVALSHAs behind them always
- * find their script: a NOSCRIPT fallback (EVAL, issued later) would let a
- * later command overtake an earlier one, e.g. a call's acquire overtaking
- * the release of the call before it. A cluster client loads them on every
- * primary, once its slots are known.
- */
-function preload(redis: Redis | Cluster): void {
-  if (loadedOn.has(redis)) return
-  loadedOn.add(redis)
-  if (redis.isCluster) {
-    const cluster = redis as Cluster
-    const loadAll = () => {
-      for (const node of cluster.nodes('master')) {
-        for (const script of Object.values(scripts))
-          node.script('LOAD', script.source).catch(() => {})
-      }
-    }
-    if (cluster.status === 'ready') loadAll()
-    cluster.on('ready', loadAll)
-    cluster.on('+node', loadAll)
-    return
-  }
-  for (const script of Object.values(scripts)) {
-    redis.script('LOAD', script.source).catch(() => loadedOn.delete(redis))
-  }
-}
-
 export const scripts: {
-  readonly acquire: Script
-  readonly renew: Script
-  readonly assert: Script
-  readonly release: Script
-  readonly leave: Script
+  readonly acquire: LuaScript
+  readonly renew: LuaScript
+  readonly assert: LuaScript
+  readonly release: LuaScript
+  readonly leave: LuaScript
 } = {
-  acquire: new Script(ACQUIRE),
-  renew: new Script(RENEW),
-  assert: new Script(ASSERT),
-  release: new Script(RELEASE),
-  leave: new Script(LEAVE),
+  acquire: new LuaScript(ACQUIRE),
+  renew: new LuaScript(RENEW),
+  assert: new LuaScript(ASSERT),
+  release: new LuaScript(RELEASE),
+  leave: new LuaScript(LEAVE),
 }

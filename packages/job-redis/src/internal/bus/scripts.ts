@@ -1,5 +1,8 @@
-import { createHash } from 'node:crypto'
-import type { Cluster } from 'ioredis'
+import { LuaScript } from '../lua.js'
+
+// The package's one loader also sends the bus's pipelined EVALSHAs their scripts first.
+export { preload } from '../lua.js'
+
 import type { RedisClient } from '../redis-io.js'
 
 // The bus's atomic steps. Each touches the keys of one slot: one partition
@@ -204,57 +207,28 @@ redis.call('SPUBLISH', ARGV[2], ARGV[1])
 return 1
 `
 
-/** A script sent by SHA; loaded once per client, and again after a restart emptied the script cache. */
+/** A bus script: keys and arguments apart, the reply as Redis gave it; sent through the package's one loader. */
 export class BusScript {
-  readonly sha: string
+  private readonly script: LuaScript
 
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex')
+  constructor(source: string) {
+    this.script = new LuaScript(source)
   }
 
-  async run(
+  get sha(): string {
+    return this.script.sha
+  }
+
+  run(
     redis: RedisClient,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {
-    preload(redis)
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args)
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
-      // A restarted primary forgot them; EVAL caches it again there.
-      if (!redis.isCluster) loaded.delete(redis)
-      return await redis.eval(this.source, keys.length, ...keys, ...args)
-    }
+    return this.script.run(redis, keys.length, [...keys, ...args], asIs)
   }
 }
 
-const loaded = new WeakSet<RedisClient>()
-
-// SCRIPT LOAD goes first on the connection, so the EVALSHAs behind it find
-// their scripts and no EVAL fallback reorders a step. A cluster client loads
-// them on every primary, once its slots are known and when a node joins.
-export function preload(redis: RedisClient): void {
-  if (loaded.has(redis)) return
-  loaded.add(redis)
-  if (redis.isCluster) {
-    const cluster = redis as Cluster
-    const loadAll = () => {
-      for (const node of cluster.nodes('master')) {
-        for (const script of Object.values(busScripts)) {
-          node.script('LOAD', script.source).catch(() => {})
-        }
-      }
-    }
-    if (cluster.status === 'ready') loadAll()
-    cluster.on('ready', loadAll)
-    cluster.on('+node', loadAll)
-    return
-  }
-  for (const script of Object.values(busScripts)) {
-    redis.script('LOAD', script.source).catch(() => loaded.delete(redis))
-  }
-}
+const asIs = (reply: unknown): unknown => reply
 
 export const busScripts: {
   readonly send: BusScript
