@@ -36,6 +36,7 @@ const SCENARIOS = [
   ['redis-bus', './redis-bus.mjs'],
   ['postgres-overhead', './postgres-overhead.mjs'],
   ['postgres-serialize', './postgres-serialize.mjs'],
+  ['postgres-bus', './postgres-bus.mjs'],
   ['otel', './10-otel.mjs'],
 ]
 const ALL = [...SCENARIOS.map(([id]) => id), 'sizes']

@@ -16,6 +16,8 @@ async function start() {
   const server = await startPostgresServer({
     who: 'the postgres scenarios',
     folderPrefix: 'vega-bench-postgres-',
+    // postgres-bus keeps every peer's consumer processes (3 peers × 1 + 2 + 4) and their pools open at once.
+    settings: { max_connections: '400' },
   })
   // Postgres runs detached from this process: stop it on every way out.
   process.on('exit', () => server.killNow())

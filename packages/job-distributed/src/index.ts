@@ -1,4 +1,45 @@
 export { type Answer, bounded, boundedTo, type Unavailable } from './bounded.js'
+export {
+  type AckVerdict,
+  type AttemptOutcome,
+  type BusEngine,
+  type BusEntry,
+  BusPartition,
+  type BusPartitionState,
+  type BusReader,
+  type BusReaderContext,
+  type BusWakeHooks,
+  type BusWakeups,
+  type LeaseTick,
+} from './bus/bus-engine.js'
+export type {
+  AggregateBusConsumer,
+  BusMessage,
+  BusRetryPolicy,
+  ConsumerStats,
+  DeadLetter,
+  Delivery,
+  DeliveryHandler,
+  PartitionStats,
+  SendReceipt,
+  StopOptions,
+  StopReport,
+} from './bus/bus-types.js'
+export {
+  type BusConsumerConfig,
+  busConsumerId,
+  busWarning,
+  checkBusAggregate,
+  checkBusInteger,
+  checkBusMessage,
+  createBusConsumer,
+  describeBusValue,
+  prepareBusConsumer,
+  type ResolvedRetry,
+  resolveBusOptions,
+  resolveConsumeOptions,
+} from './bus/create-bus-consumer.js'
+export { BusReadLoop } from './bus/read-loop.js'
 export { type Codec, jsonCodec } from './codec.js'
 export {
   createDistributedCoordination,
@@ -22,6 +63,7 @@ export type {
 export { isLeaseLostError, isRemoteTaskError, LeaseLostError, RemoteTaskError } from './errors.js'
 export { assertLease, fencingToken } from './fencing.js'
 export type { FencingToken } from './fencing-token.js'
+export { pause } from './internal/bus/pause.js'
 export {
   type CoordinatedCall,
   checkLeaderContext,

@@ -30,7 +30,8 @@ interface TracedBody {
 
 /**
  * A delivery as {@link AggregateBusLike} hands it to a handler (the shape of
- * `@vega/job-redis`'s `Delivery`).
+ * `@vega/job-redis`'s and `@vega/job-postgres`'s `Delivery`; a transactional
+ * Postgres delivery's `tx` is handed on as it is).
  *
  * @example
  * ```ts
@@ -50,8 +51,8 @@ export interface AggregateDelivery {
 
 /**
  * The part of an aggregate bus {@link traceAggregateBus} wraps: the shape of
- * `@vega/job-redis`'s `RedisAggregateBus`, so this package needs no
- * dependency on it.
+ * `@vega/job-redis`'s `RedisAggregateBus` and `@vega/job-postgres`'s
+ * `PostgresAggregateBus`, so this package needs no dependency on either.
  *
  * @example
  * ```ts
@@ -59,11 +60,17 @@ export interface AggregateDelivery {
  * ```
  */
 export interface AggregateBusLike {
-  send(message: {
-    readonly aggregate: string
-    readonly id: string
-    readonly body: unknown
-  }): Promise<{ readonly partition: number; readonly entryId: string }>
+  /** `messaging.system` of its spans: `'postgresql'` for the Postgres bus; `'redis'` when absent. */
+  readonly system?: string
+  /** `options` (the Postgres bus's `{ client }`) are passed on as they are. */
+  send(
+    message: {
+      readonly aggregate: string
+      readonly id: string
+      readonly body: unknown
+    },
+    options?: never,
+  ): Promise<{ readonly partition: number; readonly entryId: string }>
   consume(
     aggregate: string,
     handler: (delivery: AggregateDelivery, signal: AbortSignal) => unknown,
@@ -105,7 +112,11 @@ export interface TraceAggregateBusOptions {
  * body (`{ 'vega.trace': { traceparent, tracestate }, body }`, which the
  * bus's codec encodes), and the traced consumer hands the handler the
  * original body. A traced consumer also takes untraced messages (a `process`
- * span without a link). `deadLetters` returns the original bodies.
+ * span without a link). `deadLetters` returns the original bodies. On the
+ * Postgres bus, `send(message, { client })` is traced the same way (the
+ * span ends when the row is written; the message, and its context, exist
+ * once the caller's transaction commits) and a transactional delivery keeps
+ * its `tx`; the spans say `messaging.system: 'postgresql'`.
  * Throws `TypeError` for a bus that is not one, a bad `tracer`,
  * `crossProcess` other than `'link'` / `'parent'`, or an unknown option.
  *
@@ -147,12 +158,13 @@ export function traceAggregateBus<T extends AggregateBusLike>(
     )
   }
 
-  const send: AggregateBusLike['send'] = (message) => {
+  const system = typeof bus.system === 'string' ? bus.system : 'redis'
+  const send = (message: Parameters<AggregateBusLike['send']>[0], ...options: [never?]) => {
     // A malformed message is the bus's to reject, with its own words.
-    if (typeof message !== 'object' || message === null) return bus.send(message)
+    if (typeof message !== 'object' || message === null) return bus.send(message, ...options)
     const span = tracer.startSpan(`send ${message.aggregate}`, {
       kind: SpanKind.PRODUCER,
-      attributes: messagingAttributes('send', message.aggregate, message.id),
+      attributes: messagingAttributes(system, 'send', message.aggregate, message.id),
     })
     const traced: TracedBody = {
       [TRACE_KEY]: toCarrier(span.spanContext()) ?? {},
@@ -160,7 +172,7 @@ export function traceAggregateBus<T extends AggregateBusLike>(
     }
     let sent: Promise<{ readonly partition: number; readonly entryId: string }>
     try {
-      sent = bus.send({ ...message, body: traced })
+      sent = bus.send({ ...message, body: traced }, ...options)
     } catch (error) {
       endFailed(span, error)
       throw error
@@ -189,7 +201,7 @@ export function traceAggregateBus<T extends AggregateBusLike>(
     const { carried, body } = unwrap(delivery.body)
     const remote = fromCarrier(carried)
     const attributes = {
-      ...messagingAttributes('process', delivery.aggregate, delivery.id),
+      ...messagingAttributes(system, 'process', delivery.aggregate, delivery.id),
       'messaging.message.id': delivery.entryId,
       'messaging.destination.partition.id': String(delivery.partition),
       'vega.job.attempt': delivery.attempt,
@@ -254,12 +266,13 @@ export function traceAggregateBus<T extends AggregateBusLike>(
 }
 
 function messagingAttributes(
+  system: string,
   operation: 'send' | 'process',
   aggregate: string,
   id: string,
 ): Attributes {
   return {
-    'messaging.system': 'redis',
+    'messaging.system': system,
     'messaging.operation.type': operation,
     'messaging.operation.name': operation,
     'messaging.destination.name': aggregate,

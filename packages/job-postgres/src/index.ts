@@ -1,6 +1,13 @@
 export {
+  type AggregateBusConsumer,
   assertLease,
+  type BusMessage,
+  type BusRetryPolicy,
   type Codec,
+  type ConsumerStats,
+  type DeadLetter,
+  type Delivery,
+  type DeliveryHandler,
   type FencingToken,
   fencingToken,
   isLeaseLostError,
@@ -9,8 +16,21 @@ export {
   LEADER_CONTEXT_MAX_LENGTH,
   type LeaderContext,
   LeaseLostError,
+  type PartitionStats,
   RemoteTaskError,
+  type SendReceipt,
+  type StopOptions,
+  type StopReport,
 } from '@vega/job-distributed'
+export { createPostgresAggregateBus } from './aggregate-bus.js'
+export type {
+  ConsumeOptions,
+  PostgresAggregateBus,
+  PostgresAggregateBusOptions,
+  SendOptions,
+  TransactionalDelivery,
+  TransactionalHandler,
+} from './bus-types.js'
 export {
   createPostgresCoordination,
   type PostgresCoordination,

@@ -1,3 +1,4 @@
+import { busMigration } from './internal/bus/schema.js'
 import type { PostgresPool } from './pool.js'
 
 /**
@@ -59,6 +60,7 @@ CREATE TABLE ${s}.results (
 CREATE INDEX results_expires_at ON ${s}.results (expires_at);
 ${coordinationFunctions(s, schema)}`,
   },
+  { version: 2, name: 'aggregate bus', sql: (s) => busMigration(s) },
 ]
 
 /**

@@ -46,13 +46,21 @@ describe('migrate(pool)', () => {
       pool,
       `SELECT version, name FROM "${schema}".migrations ORDER BY version`,
     )
-    expect(versions).toEqual([{ version: 1, name: 'coordination' }])
+    expect(versions).toEqual([
+      { version: 1, name: 'coordination' },
+      { version: 2, name: 'aggregate bus' },
+    ])
     const tables = await rows<{ tablename: string }>(
       pool,
       'SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename',
       [schema],
     )
     expect(tables.map((t) => t.tablename)).toEqual([
+      'bus_dead_letter',
+      'bus_lease',
+      'bus_member',
+      'bus_message',
+      'bus_order',
       'fences',
       'holders',
       'instance',
@@ -66,6 +74,13 @@ describe('migrate(pool)', () => {
       [schema],
     )
     expect(indexes.map((i) => i.indexname)).toEqual([
+      'bus_dead_letter_aggregate',
+      'bus_dead_letter_pkey',
+      'bus_lease_pkey',
+      'bus_member_pkey',
+      'bus_message_order',
+      'bus_message_unstamped',
+      'bus_order_pkey',
       'fences_pkey',
       'holders_expires_at',
       'holders_pkey',

@@ -1,42 +1,33 @@
-import { hostname } from 'node:os'
 import { assertKnownKeys } from '@vega/job-core'
-import { toGroupKey, toNamedAggregate } from '@vega/job-scheduler'
-import type {
-  AggregateBusConsumer,
-  BusMessage,
-  ConsumeOptions,
-  DeadLetter,
-  DeliveryHandler,
-  RedisAggregateBus,
-  RedisAggregateBusOptions,
-  SendReceipt,
-} from './bus-types.js'
-import { type Codec, jsonCodec } from './codec.js'
+import {
+  type AggregateBusConsumer,
+  type BusMessage,
+  checkBusAggregate,
+  checkBusInteger,
+  checkBusMessage,
+  createBusConsumer,
+  type DeadLetter,
+  type DeliveryHandler,
+  describeBusValue,
+  prepareBusConsumer,
+  resolveBusOptions,
+  type SendReceipt,
+} from '@vega/job-distributed'
+import { toGroupKey } from '@vega/job-scheduler'
+import type { ConsumeOptions, RedisAggregateBus, RedisAggregateBusOptions } from './bus-types.js'
 import { RedisUnavailableError } from './errors.js'
 import { bounded } from './internal/bounded.js'
-import { BusConsumer } from './internal/bus/consumer.js'
+import { RedisBusEngine } from './internal/bus/engine.js'
 import { BusKeys } from './internal/bus/keys.js'
 import { commandStep, runByNode } from './internal/bus/nodes.js'
-import { resolveRetry } from './internal/bus/retry.js'
 import { busScripts } from './internal/bus/scripts.js'
 import type { RedisClient } from './internal/redis-io.js'
-
-const MAX_PARTITIONS = 16_384
 
 /** Orders stream entry ids (`<ms>-<seq>`) as Redis does. */
 function compareEntryIds(a: string, b: string): number {
   const [aMs = 0, aSeq = 0] = a.split('-').map(Number)
   const [bMs = 0, bSeq = 0] = b.split('-').map(Number)
   return aMs - bMs || aSeq - bSeq
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'object' && value !== null) {
-    return `an object (${value.constructor?.name ?? 'Object'})`
-  }
-  return String(value)
 }
 
 function checkRedis(redis: unknown): RedisClient {
@@ -53,7 +44,7 @@ function checkRedis(redis: unknown): RedisClient {
     typeof client.status !== 'string'
   ) {
     throw new TypeError(
-      `${where}: redis must be an ioredis client (new Redis(url) or new Cluster(nodes)), got ${describe(redis)}.`,
+      `${where}: redis must be an ioredis client (new Redis(url) or new Cluster(nodes)), got ${describeBusValue(redis)}.`,
     )
   }
   if (client.status === 'end' || client.status === 'close') {
@@ -64,69 +55,7 @@ function checkRedis(redis: unknown): RedisClient {
   return redis as RedisClient
 }
 
-function checkInteger(
-  where: string,
-  name: string,
-  value: unknown,
-  min: number,
-  max: number,
-): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(
-      `${where}: ${name} must be an integer from ${min} to ${max}, got ${describe(value)}.`,
-    )
-  }
-  return value
-}
-
-/** A named aggregate "context.Aggregate", checked where the user passed it. */
-function checkAggregate(where: string, aggregate: unknown): string {
-  if (typeof aggregate !== 'string' || /\s/.test(aggregate)) {
-    throw new TypeError(
-      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order', got ${describe(aggregate)}.`,
-    )
-  }
-  try {
-    toNamedAggregate(aggregate)
-  } catch {
-    throw new TypeError(
-      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order' (one dot, both parts non-empty), got ${describe(aggregate)}.`,
-    )
-  }
-  return aggregate
-}
-
-/**
- * Warns about errors a consumer recovers from, at most once per lease period
- * per consumer and operation (`tick`, `read`, `claim`, `ack`, …): a Redis
- * that stops answering shows every step it stopped, not only the first.
- */
-function throttledWarning(leaseMs: number, id: string): (error: unknown) => void {
-  const byOperation = new Map<string, { last: number; muted: number }>()
-  return (error) => {
-    const operation = error instanceof RedisUnavailableError ? error.operation : 'other'
-    let entry = byOperation.get(operation)
-    if (entry === undefined) {
-      entry = { last: Number.NEGATIVE_INFINITY, muted: 0 }
-      byOperation.set(operation, entry)
-    }
-    const now = performance.now()
-    if (now - entry.last < leaseMs) {
-      entry.muted++
-      return
-    }
-    entry.last = now
-    const more = entry.muted > 0 ? ` (${entry.muted} more since the last warning)` : ''
-    entry.muted = 0
-    console.warn(`@vega/job-redis bus consumer ${id}: ${String(error)}${more}; it retries.`)
-  }
-}
-
 const BUS_OPTIONS = ['redis', 'prefix', 'partitions', 'leaseMs', 'codec', 'connectTimeoutMs']
-const CONSUME_OPTIONS = ['parallelism', 'retry']
-const RETRY_OPTIONS = ['attempts', 'delay', 'retryIf']
-
-let consumers = 0
 
 /**
  * Per-aggregate order across processes (Wow's aggregate dispatching,
@@ -173,39 +102,10 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
   const { prefix } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
     throw new TypeError(
-      `${where}: prefix must be a non-empty string without whitespace (it starts every key), got ${describe(prefix)}.`,
+      `${where}: prefix must be a non-empty string without whitespace (it starts every key), got ${describeBusValue(prefix)}.`,
     )
   }
-  if (options.partitions === undefined) {
-    throw new TypeError(
-      `${where}: partitions is missing; pass the number of streams per aggregate (for example 64), the same in every process.`,
-    )
-  }
-  const partitions = checkInteger(where, 'partitions', options.partitions, 1, MAX_PARTITIONS)
-  if (options.leaseMs === undefined) {
-    throw new TypeError(
-      `${where}: leaseMs is missing; pass how long a partition lease holds, e.g. 10_000.`,
-    )
-  }
-  const leaseMs = checkInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
-  const codec: Codec = options.codec ?? jsonCodec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    throw new TypeError(
-      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describe(codec)}.`,
-    )
-  }
-  const connectTimeoutMs = checkInteger(
-    where,
-    'connectTimeoutMs (ms)',
-    options.connectTimeoutMs ?? Math.min(leaseMs, 5000),
-    1,
-    2 ** 31 - 1,
-  )
+  const { partitions, leaseMs, codec, connectTimeoutMs } = resolveBusOptions(where, options)
   const keysOf = new Map<string, BusKeys>()
   const keys = (aggregate: string): BusKeys => {
     let found = keysOf.get(aggregate)
@@ -217,28 +117,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
   }
 
   const send = <B>(message: BusMessage<B>): Promise<SendReceipt> => {
-    const at = 'bus.send(message)'
-    if (message === null || typeof message !== 'object') {
-      throw new TypeError(
-        `${at}: message must be an object such as { aggregate: 'sales.Order', id: 'order-7', body }.`,
-      )
-    }
-    const aggregate = checkAggregate(at, message.aggregate)
-    const { id } = message
-    if (typeof id !== 'string' || id === '') {
-      throw new TypeError(
-        `${at}: id must be a non-empty string (the aggregate id), got ${describe(id)}.`,
-      )
-    }
-    let text: string
-    try {
-      text = codec.encode(message.body)
-    } catch (error) {
-      throw new TypeError(
-        `${at}: the body of ${aggregate} ${id} cannot be encoded by the bus's codec: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      )
-    }
+    const { aggregate, id, text } = checkBusMessage('bus.send(message)', message, codec)
     const partition = toGroupKey(id, partitions)
     const { stream, idle, wake } = keys(aggregate).partition(partition)
     return bounded('send', connectTimeoutMs, () =>
@@ -251,74 +130,39 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     handler: DeliveryHandler<B>,
     consumeOptions: ConsumeOptions = {},
   ): AggregateBusConsumer => {
-    const at = 'bus.consume(aggregate, handler, options)'
-    checkAggregate(at, aggregate)
-    if (typeof handler !== 'function') {
-      throw new TypeError(
-        `${at}: handler must be a function (delivery, signal) => …, got ${describe(handler)}.`,
-      )
-    }
-    if (consumeOptions === null || typeof consumeOptions !== 'object') {
-      throw new TypeError(`${at}: options must be an object such as { parallelism: 16 }.`)
-    }
-    assertKnownKeys(at, consumeOptions, CONSUME_OPTIONS)
-    const parallelism = checkInteger(at, 'parallelism', consumeOptions.parallelism ?? 16, 1, 10_000)
-    const retryOption = consumeOptions.retry ?? 3
-    let retry: ReturnType<typeof resolveRetry>
-    if (typeof retryOption === 'number') {
-      retry = resolveRetry(
-        checkInteger(at, 'retry', retryOption, 1, 1_000_000),
-        undefined,
-        undefined,
-      )
-    } else if (retryOption !== null && typeof retryOption === 'object') {
-      assertKnownKeys(`${at} retry`, retryOption, RETRY_OPTIONS)
-      const attempts = checkInteger(at, 'retry.attempts', retryOption.attempts, 1, 1_000_000)
-      const { delay, retryIf } = retryOption
-      if (
-        delay !== undefined &&
-        typeof delay !== 'function' &&
-        (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
-      ) {
-        throw new RangeError(
-          `${at}: retry.delay must be a number of ms ≥ 0 or a function (attempt, error) => ms, got ${describe(delay)}.`,
-        )
-      }
-      if (retryIf !== undefined && typeof retryIf !== 'function') {
-        throw new TypeError(
-          `${at}: retry.retryIf must be a function (error, attempt) => boolean, got ${describe(retryIf)}.`,
-        )
-      }
-      retry = resolveRetry(attempts, delay, retryIf)
-    } else {
-      throw new TypeError(
-        `${at}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describe(retryOption)}.`,
-      )
-    }
-    const id = `${hostname()}:${process.pid}:${++consumers}${Math.random().toString(36).slice(2, 6)}`
-    return new BusConsumer(
+    const config = prepareBusConsumer(
+      'bus.consume(aggregate, handler, options)',
+      aggregate,
+      handler,
+      consumeOptions,
       {
-        redis,
-        keys: keys(aggregate),
-        aggregate,
-        named: toNamedAggregate(aggregate),
+        engine: '@vega/job-redis',
+        known: [],
         partitions,
         leaseMs,
         connectTimeoutMs,
         codec,
-        parallelism,
-        retry,
-        onError: throttledWarning(leaseMs, id),
-        id,
+        operationOf: (error) =>
+          error instanceof RedisUnavailableError ? error.operation : undefined,
       },
-      handler as DeliveryHandler<unknown>,
     )
+    const engine = new RedisBusEngine({
+      redis,
+      keys: keys(aggregate),
+      id: config.id,
+      partitions,
+      leaseMs,
+      connectTimeoutMs,
+      parallelism: config.parallelism,
+      report: config.onError,
+    })
+    return createBusConsumer(engine, config, handler as DeliveryHandler<unknown>)
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
     const at = 'bus.deadLetters(aggregate, count)'
-    checkAggregate(at, aggregate)
-    checkInteger(at, 'count', count, 1, 1_000_000)
+    checkBusAggregate(at, aggregate)
+    checkBusInteger(at, 'count', count, 1, 1_000_000)
     // One dead-letter stream per partition (its slot): the oldest `count` of them all, by entry id.
     const dead = Array.from({ length: partitions }, (_, p) => keys(aggregate).partition(p).dead)
     const outcomes = await runByNode(

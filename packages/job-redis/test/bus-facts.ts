@@ -117,6 +117,41 @@ export function busFacts(name: string, target: () => BusTarget): void {
       close()
     })
 
+    it('a retry delay function that returns a bad number fails the message at once, as @vega/job-core fails the task', async () => {
+      const { bus, close } = busSetup(target(), { partitions: 1 })
+      await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 1 } })
+      await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 2 } })
+      const seen: string[] = []
+      const consumer = bus.consume<{ seq: number }>(
+        'sales.Order',
+        ({ body, attempt }) => {
+          seen.push(`${body.seq}@${attempt}`)
+          if (body.seq === 1) throw new Error('boom')
+        },
+        { retry: { attempts: 5, delay: () => Number.NaN } },
+      )
+      await eventually(() => seen.length === 2, 5000, 'both delivered')
+      let stats = await consumer.stats()
+      await eventually(
+        async () => {
+          stats = await consumer.stats()
+          return stats.deadLettered + stats.handled === 2
+        },
+        5000,
+        'both settled',
+      )
+      await consumer.stop()
+      // No silent zero wait and retry: one attempt, then the dead letters, with the RangeError.
+      expect(seen).toEqual(['1@1', '2@1'])
+      expect(stats).toMatchObject({ retried: 0, deadLettered: 1, handled: 1 })
+      const [dead] = await bus.deadLetters('sales.Order')
+      expect(dead?.error.name).toBe('RangeError')
+      expect(dead?.error.message).toMatch(
+        /retry\.delay\(attempt, error\) must return a finite number of ms ≥ 0, got NaN/,
+      )
+      close()
+    })
+
     it('asks retryIf, and dead-letters a body the codec cannot decode without a retry', async () => {
       const { bus, redis, prefix, close } = busSetup(target(), { partitions: 1 })
       await redis.xadd(

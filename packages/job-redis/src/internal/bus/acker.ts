@@ -1,16 +1,10 @@
+import type { AckVerdict } from '@vega/job-distributed'
 import { type Deferred, deferred } from '../deferred.js'
 import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
 import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
-import type { OwnedPartition } from './partition.js'
+import type { RedisPartition } from './partition.js'
 import { busScripts } from './scripts.js'
-
-/**
- * How an acknowledgement ended: counted, refused by the server (another
- * owner holds the partition), or not confirmed (Redis failed or did not
- * answer within connectTimeoutMs; the entry stays pending for the next owner).
- */
-export type AckVerdict = 'acked' | 'refused' | 'unconfirmed'
 
 interface Batch {
   readonly ids: string[]
@@ -25,7 +19,7 @@ interface Batch {
  * token on the server. Every round trip is bounded by connectTimeoutMs.
  */
 export class Acker {
-  private pending = new Map<OwnedPartition, Batch>()
+  private pending = new Map<RedisPartition, Batch>()
   private flushing = false
 
   constructor(
@@ -34,7 +28,7 @@ export class Acker {
     private readonly failed: (error: unknown) => void,
   ) {}
 
-  ack(partition: OwnedPartition, entryId: string): Promise<AckVerdict> {
+  ack(partition: RedisPartition, entryId: string): Promise<AckVerdict> {
     let batch = this.pending.get(partition)
     if (batch === undefined) {
       batch = { ids: [], verdict: deferred() }

@@ -1,52 +1,27 @@
+import { type BusEntry, BusPartition } from '@vega/job-distributed'
 import type { BusKeys, PartitionKeys } from './keys.js'
 
 /**
- * `active`: owned, its messages are read and handled. `handover`: owned, but
- * giving it back: nothing new starts, and it is released once its running
- * handlers settled. `gone`: lost or released; its queued messages are
- * skipped and stay pending in Redis for the next owner.
+ * One partition this consumer owns: the engine-neutral state, its keys, and
+ * the take-over of a previous owner's pending entries.
  */
-export type PartitionState = 'active' | 'handover' | 'gone'
-
-/** One partition this consumer owns under a fenced lease. */
-export class OwnedPartition {
-  state: PartitionState = 'active'
+export class RedisPartition extends BusPartition {
   /** Its pending entries (a previous owner's) are being taken over; no new reads until done. */
   claiming = true
   claimCursor = '0-0'
-  /**
-   * Wake-ups heard on its channel (a send) or given by the consumer, and how
-   * many of them the last finished read covered: it is read again while they
-   * differ, or a read came back full.
-   */
-  wakes = 1
-  readUpTo = 0
-  /** Local clock (performance.now) until which the lease surely holds: the send time of the last renewal + leaseMs. */
-  validUntil: number
-  /** Messages read and not yet settled (queued or running). */
-  outstanding = 0
-  /** Messages inside the handler (or between its retries) now. */
-  running = 0
   readonly token: string
   readonly keys: PartitionKeys
   readonly stream: string
   readonly own: string
-  /** Aborts the handlers' signal: the lease is lost, or the stop deadline passed. */
-  readonly lost: AbortController = new AbortController()
-  /** Aborts retry waits when the partition is handed over. */
-  readonly yielding: AbortController = new AbortController()
 
-  constructor(
-    readonly index: number,
-    readonly fence: number,
-    consumerId: string,
-    keys: BusKeys,
-    validUntil: number,
-  ) {
+  constructor(index: number, fence: number, consumerId: string, keys: BusKeys) {
+    super(index, fence)
     this.token = `${fence}|${consumerId}`
     this.keys = keys.partition(index)
     this.stream = this.keys.stream
     this.own = this.keys.own
-    this.validUntil = validUntil
   }
 }
+
+/** One stream entry, ready for a handler. */
+export type RedisEntry = BusEntry

@@ -1,9 +1,8 @@
-import { pause } from '../bounded.js'
-import type { ConsumerConfig } from './config.js'
+import { type BusReaderContext, BusReadLoop } from '@vega/job-distributed'
+import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
-import type { Membership } from './membership.js'
 import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
-import type { OwnedPartition } from './partition.js'
+import type { RedisEntry, RedisPartition } from './partition.js'
 import { busScripts } from './scripts.js'
 
 /** One entry as XREADGROUP / XAUTOCLAIM return it: id and a flat field/value list. */
@@ -15,8 +14,24 @@ type ReadReply = [number[], [string, RawEntry[]][] | null]
 /** What CLAIM returns for one partition: lost, or the next cursor, the entries and their delivery counts. */
 type ClaimReply = [0] | [1, string, RawEntry[], number[]]
 
-/** Where the reader hands what it read: one entry of an owned partition. */
-export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => void
+/** What a reader is made with. */
+export interface ReaderConfig {
+  readonly redis: RedisClient
+  readonly id: string
+  readonly leaseMs: number
+  readonly connectTimeoutMs: number
+  readonly parallelism: number
+}
+
+function field(fields: readonly string[], name: string): string {
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1] ?? ''
+  return ''
+}
+
+/** A stream entry as a handler gets it: the id and body fields, its first attempt here. */
+function entryOf([entryId, fields]: RawEntry, attempt: number): RedisEntry {
+  return { id: field(fields, 'i'), entryId, body: field(fields, 'b'), attempt }
+}
 
 /**
  * A consumer's reading: first takes over each new partition's pending
@@ -31,90 +46,20 @@ export type Dispatch = (p: OwnedPartition, entry: RawEntry, attempt: number) => 
  * trip is bounded by connectTimeoutMs; a read that answers after its bound
  * is still taken, in order.
  */
-export class Reader {
-  /** Messages read and not yet settled. */
-  outstanding = 0
-  readonly highWater: number
-  readonly blockMs: number
-  /** When every partition was last marked for reading (the safety net). */
-  private sweptAt = performance.now()
-  /** It stopped reading at the high-water mark. */
-  private full = false
-  private sleeper: (() => void) | undefined
-  private reading = true
-  readonly finished: Promise<void>
-
+export class Reader extends BusReadLoop<RedisPartition, RedisEntry> {
   constructor(
-    private readonly config: ConsumerConfig,
-    private readonly membership: Membership,
-    private readonly dispatch: Dispatch,
-    private readonly report: (error: unknown) => void,
+    private readonly config: ReaderConfig,
+    context: BusReaderContext<RedisPartition, RedisEntry>,
   ) {
-    this.blockMs = Math.max(10, Math.min(1000, Math.floor(config.leaseMs / 3)))
-    this.highWater = Math.max(256, config.parallelism * 32)
-    this.finished = this.loop()
+    super(context, config)
   }
 
-  /** Reads nothing more (a stop began); the loop ends at its next turn. */
-  stop(): void {
-    this.reading = false
-    this.poke()
-  }
-
-  /** One message settled: reading goes on if it had stopped at the high-water mark. */
-  settled(): void {
-    this.outstanding--
-    if (this.full && this.outstanding <= this.highWater / 2) {
-      this.full = false
-      this.poke()
-    }
-  }
-
-  /** A send woke `p` (or its channel's subscription just held): read it again. */
-  woke(p: OwnedPartition): void {
-    p.wakes++
-    this.poke()
-  }
-
-  /** Wakes the loop from its wait. */
-  poke(): void {
-    const sleeper = this.sleeper
-    this.sleeper = undefined
-    sleeper?.()
-  }
-
-  private async loop(): Promise<void> {
-    while (this.reading) {
-      const parts = this.membership.owned().filter((p) => p.state === 'active')
-      const claiming = parts.filter((p) => p.claiming)
-      try {
-        if (claiming.length > 0) {
-          await this.claim(claiming)
-          continue
-        }
-        const now = performance.now()
-        if (now - this.sweptAt >= this.blockMs) {
-          // Every blockMs every partition is read (a wake-up may have been missed).
-          this.sweptAt = now
-          for (const p of parts) p.wakes++
-        }
-        const due = parts.filter((p) => p.wakes !== p.readUpTo)
-        if (this.outstanding >= this.highWater) {
-          this.full = true
-          await this.sleep()
-          continue
-        }
-        if (due.length === 0) {
-          await this.sleep()
-          continue
-        }
-        if (!(await this.read(due))) await pause(this.blockMs)
-      } catch (error) {
-        if (!this.reading) return
-        this.report(error)
-        await pause(this.blockMs)
-      }
-    }
+  /** New partitions first hand out their pending entries (a previous owner's), before any new read. */
+  protected override async takeOver(parts: RedisPartition[]): Promise<boolean> {
+    const claiming = parts.filter((p) => p.claiming)
+    if (claiming.length === 0) return false
+    await this.claim(claiming)
+    return true
   }
 
   /**
@@ -122,7 +67,7 @@ export class Reader {
    * stream order, before any new one. A claim that times out is asked again
    * from the same cursor: entries it moved to this consumer are still pending.
    */
-  private async claim(parts: OwnedPartition[]): Promise<void> {
+  private async claim(parts: RedisPartition[]): Promise<void> {
     const outcomes = await runByNode(
       this.config.redis,
       'claim',
@@ -144,13 +89,13 @@ export class Reader {
       }
       const reply = outcome.value as ClaimReply
       if (reply[0] === 0) {
-        this.membership.lose(p, 'a newer owner holds it')
+        this.context.lose(p, 'a newer owner holds it')
         return
       }
       const [, next, entries, counts] = reply
       if (p.state === 'active') {
         entries.forEach((entry, j) => {
-          this.handOut(p, entry, Number(counts[j] ?? 1))
+          this.handOut(p, entryOf(entry, Number(counts[j] ?? 1)))
         })
       }
       p.claimCursor = next
@@ -160,7 +105,7 @@ export class Reader {
   }
 
   /** Reads the partitions due; → false when a step failed (the loop backs off). */
-  private async read(due: OwnedPartition[]): Promise<boolean> {
+  protected async read(due: RedisPartition[]): Promise<boolean> {
     const { redis, connectTimeoutMs, leaseMs, id } = this.config
     const room = this.highWater - this.outstanding
     const count = Math.max(1, Math.min(512, Math.ceil(room / due.length)))
@@ -180,12 +125,12 @@ export class Reader {
     // it moved to this consumer are handled, not left pending unseen.
     const outcomes = await runByNode(redis, 'read', connectTimeoutMs, steps, (late) => {
       for (const [k, outcome] of late)
-        this.take(batches[k] as OwnedPartition[], outcome, undefined, count)
+        this.take(batches[k] as RedisPartition[], outcome, undefined, count)
     })
     let ok = true
     batches.forEach((batch, k) => {
       const outcome = outcomes[k] as Outcome
-      if (!outcome.ok && ok) this.report(outcome.error)
+      if (!outcome.ok && ok) this.context.report(outcome.error)
       ok &&= outcome.ok
       this.take(batch, outcome, marks, count)
     })
@@ -198,38 +143,24 @@ export class Reader {
    * marks nothing).
    */
   private take(
-    batch: readonly OwnedPartition[],
+    batch: readonly RedisPartition[],
     outcome: Outcome,
-    marks: ReadonlyMap<OwnedPartition, number> | undefined,
+    marks: ReadonlyMap<RedisPartition, number> | undefined,
     count: number,
   ): void {
     if (!outcome.ok) return
     const [lost, reply] = outcome.value as ReadReply
     for (const index of lost) {
-      this.membership.lose(batch[index - 1] as OwnedPartition, 'a newer owner holds it')
+      this.context.lose(batch[index - 1] as RedisPartition, 'a newer owner holds it')
     }
     const byStream = new Map(reply ?? [])
     batch.forEach((p, k) => {
       if (lost.includes(k + 1)) return
       const entries = byStream.get(p.stream) ?? []
       // Read after a handover began, or after the lease was lost: left pending for the next owner.
-      if (p.state === 'active') for (const entry of entries) this.handOut(p, entry, 1)
+      if (p.state === 'active') for (const entry of entries) this.handOut(p, entryOf(entry, 1))
       const mark = marks?.get(p)
       if (mark !== undefined && entries.length < count && p.readUpTo < mark) p.readUpTo = mark
     })
-  }
-
-  private handOut(p: OwnedPartition, entry: RawEntry, attempt: number): void {
-    p.outstanding++
-    this.outstanding++
-    this.dispatch(p, entry, attempt)
-  }
-
-  /** Waits until poked, or until the next sweep is due. */
-  private sleep(): Promise<void> {
-    const wake = new AbortController()
-    this.sleeper = () => wake.abort()
-    const left = this.sweptAt + this.blockMs - performance.now()
-    return pause(Math.max(1, left), wake.signal)
   }
 }

@@ -1,14 +1,7 @@
+import type { BusWakeHooks, BusWakeups } from '@vega/job-distributed'
 import type { RedisClient } from '../redis-io.js'
 import { ShardedSubscriber } from '../sharded-subscriber.js'
-import type { OwnedPartition } from './partition.js'
-
-/** What a consumer does with what it hears. */
-export interface WakeupHooks {
-  /** The membership's channel: someone else joined, left or gave partitions back. */
-  membershipChanged(): void
-  /** A partition's channel: a send appended to it (or the subscription just held). */
-  woke(p: OwnedPartition): void
-}
+import type { RedisPartition } from './partition.js'
 
 /**
  * A consumer's sharded pub/sub: the aggregate's membership channel, and the
@@ -18,16 +11,16 @@ export interface WakeupHooks {
  * held counts as heard: a message sent before it is then found by the read
  * it triggers. A message not heard costs one safety-net period.
  */
-export class Wakeups {
+export class Wakeups implements BusWakeups<RedisPartition> {
   private readonly subscriber: ShardedSubscriber
-  private readonly partitions = new Map<string, OwnedPartition>()
+  private readonly partitions = new Map<string, RedisPartition>()
   private closed = false
 
   constructor(
     redis: RedisClient,
     private readonly ctl: string,
     private readonly consumerId: string,
-    private readonly hooks: WakeupHooks,
+    private readonly hooks: BusWakeHooks,
   ) {
     this.subscriber = new ShardedSubscriber(redis, (channel, message) =>
       this.heard(channel, message),
@@ -36,7 +29,7 @@ export class Wakeups {
   }
 
   /** Listens to the partitions owned now, and no more to the others. */
-  sync(owned: readonly OwnedPartition[]): void {
+  sync(owned: readonly RedisPartition[]): void {
     if (this.closed) return
     const wanted = new Map(owned.map((p) => [p.keys.wake, p]))
     for (const channel of [...this.partitions.keys()]) {
@@ -50,7 +43,7 @@ export class Wakeups {
       if (known !== undefined) continue
       this.subscribe(channel, () => {
         const current = this.partitions.get(channel)
-        if (current !== undefined) this.hooks.woke(current)
+        if (current !== undefined) this.hooks.woke(current.index)
       })
     }
   }
@@ -81,6 +74,6 @@ export class Wakeups {
       return
     }
     const p = this.partitions.get(channel)
-    if (p !== undefined) this.hooks.woke(p)
+    if (p !== undefined) this.hooks.woke(p.index)
   }
 }

@@ -1,22 +1,24 @@
 import { assertKnownKeys } from '@vega/job-core'
 import type {
+  BusEngine,
+  BusEntry,
+  BusPartition,
+  BusReader,
+  BusWakeups,
+} from '../../bus/bus-engine.js'
+import type {
   AggregateBusConsumer,
   ConsumerStats,
   DeliveryHandler,
   PartitionStats,
   StopOptions,
   StopReport,
-} from '../../bus-types.js'
-import { pause } from '../bounded.js'
+} from '../../bus/bus-types.js'
+import type { BusConsumerConfig } from '../../bus/create-bus-consumer.js'
 import { deferred } from '../deferred.js'
-import type { ConsumerConfig } from './config.js'
 import { Handling } from './handling.js'
 import { Membership } from './membership.js'
-import { commandStep, type Outcome, runByNode, type Step } from './nodes.js'
-import { type RawEntry, Reader } from './reader.js'
-import { Wakeups } from './wakeups.js'
-
-export type { ConsumerConfig } from './config.js'
+import { pause } from './pause.js'
 
 type Phase = 'running' | 'stopping' | 'stopped'
 
@@ -24,29 +26,33 @@ const STOP_OPTIONS = ['mode', 'deadline']
 
 /**
  * A consumer: its {@link Membership} takes its share of the aggregate's
- * partitions under fenced leases, its {@link Reader} reads the partitions it
- * owns, its {@link Handling} runs one message at a time per id and
+ * partitions under fenced leases, its engine's reader reads the partitions
+ * it owns, its {@link Handling} runs one message at a time per id and
  * acknowledges each after its handler settled. This class ties them
  * together, reports stats, and stops them.
  */
-export class BusConsumer implements AggregateBusConsumer {
+export class BusConsumer<P extends BusPartition, E extends BusEntry>
+  implements AggregateBusConsumer
+{
   readonly id: string
   readonly aggregate: string
-  private readonly config: ConsumerConfig
-  private readonly membership: Membership
-  private readonly reader: Reader
-  private readonly handling: Handling
-  private readonly wakeups: Wakeups
+  private readonly membership: Membership<P>
+  private readonly reader: BusReader<P>
+  private readonly handling: Handling<P, E>
+  private readonly wakeups: BusWakeups<P>
   private phase: Phase = 'running'
   private idle: (() => void) | undefined
   private stopping: Promise<StopReport> | undefined
 
-  constructor(config: ConsumerConfig, handler: DeliveryHandler<unknown>) {
-    this.config = config
+  constructor(
+    private readonly engine: BusEngine<P, E>,
+    private readonly config: BusConsumerConfig,
+    handler: DeliveryHandler<unknown>,
+  ) {
     this.id = config.id
     this.aggregate = config.aggregate
     const report = (error: unknown) => this.report(error)
-    this.membership = new Membership(config, {
+    this.membership = new Membership(engine as BusEngine<P, BusEntry>, config, {
       wantsPartitions: () => this.phase === 'running',
       changed: () => {
         this.wakeups?.sync(this.membership.owned())
@@ -57,6 +63,7 @@ export class BusConsumer implements AggregateBusConsumer {
       report,
     })
     this.handling = new Handling(
+      engine,
       config,
       this.membership,
       handler,
@@ -66,15 +73,21 @@ export class BusConsumer implements AggregateBusConsumer {
       },
       report,
     )
-    this.reader = new Reader(
-      config,
-      this.membership,
-      (p, entry, attempt) => this.handling.dispatch(p, entry, attempt),
+    this.reader = engine.startReader({
+      owned: () => this.membership.owned(),
+      lose: (p, why) => this.membership.lose(p, why),
+      dispatch: (p, entry) => this.handling.dispatch(p, entry),
       report,
-    )
-    this.wakeups = new Wakeups(config.redis, config.keys.ctl, config.id, {
+    })
+    this.wakeups = engine.listen({
       membershipChanged: () => void this.membership.tick(),
-      woke: (p) => this.reader.woke(p),
+      woke: (index) => {
+        const p = this.membership.partitionsById.get(index)
+        if (p !== undefined) this.reader.woke(p)
+      },
+      listening: () => {
+        for (const p of this.membership.owned()) this.reader.woke(p)
+      },
     })
     void this.membership.tick()
   }
@@ -108,31 +121,15 @@ export class BusConsumer implements AggregateBusConsumer {
 
   async stats(): Promise<ConsumerStats> {
     const parts = this.membership.owned()
-    const { redis, connectTimeoutMs } = this.config
-    // The server's time once (from the membership's node), each partition's length and oldest entry from its own.
-    const steps: Step[] = [commandStep(this.config.keys.members, 'time')]
-    for (const p of parts) {
-      steps.push(commandStep(p.stream, 'xlen', p.stream))
-      steps.push(commandStep(p.stream, 'xrange', p.stream, '-', '+', 'COUNT', 1))
-    }
-    const replies = await runByNode(redis, 'stats', connectTimeoutMs, steps)
-    const value = (index: number): unknown => {
-      const outcome = replies[index] as Outcome
-      if (!outcome.ok) throw outcome.error
-      return outcome.value
-    }
-    const [seconds, micros] = value(0) as [string, string]
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
-    const partitions: PartitionStats[] = parts.map((p, k) => {
-      const lag = value(1 + 2 * k) as number
-      const oldest = (value(2 + 2 * k) as RawEntry[])[0]
-      const oldestMs = oldest === undefined ? now : Number(oldest[0].split('-')[0])
+    const byIndex = await this.engine.stats(parts)
+    const partitions: PartitionStats[] = parts.map((p) => {
+      const found = byIndex.get(p.index)
       return {
         partition: p.index,
         fence: p.fence,
-        lag,
+        lag: found?.lag ?? 0,
         inFlight: p.outstanding,
-        oldestPendingAgeMs: Math.max(0, now - oldestMs),
+        oldestPendingAgeMs: Math.max(0, found?.oldestPendingAgeMs ?? 0),
       }
     })
     partitions.sort((a, b) => a.partition - b.partition)
@@ -186,7 +183,7 @@ export class BusConsumer implements AggregateBusConsumer {
     this.phase = 'stopping'
     this.reader.stop()
     if (mode === 'handover') for (const p of this.membership.owned()) this.membership.handover(p)
-    // Leave the member set now: the others' quota grows before our partitions come free.
+    // Leave the members now: the others' quota grows before our partitions come free.
     void this.membership.tick()
     const timedOut = await this.whenIdle(mode, deadline)
     let abandoned = 0
@@ -196,19 +193,20 @@ export class BusConsumer implements AggregateBusConsumer {
         abandoned += p.running
         p.lost.abort(
           new Error(
-            `@vega/job-redis bus: consumer ${this.id} stopped; its ${deadline} ms deadline passed.`,
+            `${this.engine.name} bus: consumer ${this.id} stopped; its ${deadline} ms deadline passed.`,
           ),
         )
       }
     }
-    await this.membership.release(all, true)
-    this.phase = 'stopped'
+    // No tick after this one: a tick sent before the stop may still be renewing the membership or
+    // granting partitions; once it ended (and what it granted was given back), the consumer leaves.
     this.membership.stop()
-    // A tick sent before the stop may still be granting partitions: they are given back before the stop resolves.
     await this.membership.settled()
+    await this.membership.release(this.membership.owned(), true)
+    this.phase = 'stopped'
     this.handling.stop()
     this.wakeups.close()
-    // A read stuck on a silent Redis is not waited for past connectTimeoutMs; the wait's timer goes with it.
+    // A read stuck on a silent storage is not waited for past connectTimeoutMs; the wait's timer goes with it.
     const gaveUp = new AbortController()
     await Promise.race([this.reader.finished, pause(this.config.connectTimeoutMs, gaveUp.signal)])
     gaveUp.abort()

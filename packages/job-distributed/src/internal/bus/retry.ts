@@ -1,6 +1,19 @@
-/** The retry policy of a consumer, resolved once from `consume(…, { retry })`. */
+/**
+ * The retry policy of a consumer, resolved once from `consume(…, { retry })`
+ * ({@link resolveRetry}).
+ *
+ * @example
+ * ```ts
+ * const retry: ResolvedRetry = resolveConsumeOptions('bus.consume', { retry: 5 }, []).retry
+ * ```
+ */
 export interface ResolvedRetry {
   readonly attempts: number
+  /**
+   * ms before the next attempt. Throws `RangeError` for a negative, `NaN` or
+   * infinite delay (as `@vega/job-core` fails a task for it): the message
+   * then goes to the dead letters with that error.
+   */
   delay(attempt: number, error: unknown): number
   retryIf(error: unknown, attempt: number): boolean
 }
@@ -21,8 +34,12 @@ export function resolveRetry(
     attempts,
     delay(attempt, error) {
       const ms = delayOf(attempt, error)
-      // A bad computed delay must not stall a partition: treat it as no wait.
-      return Number.isFinite(ms) && ms > 0 ? ms : 0
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+        throw new RangeError(
+          `retry.delay(attempt, error) must return a finite number of ms ≥ 0, got ${String(ms)} for attempt ${attempt}.`,
+        )
+      }
+      return ms
     },
     retryIf: retryIf ?? (() => true),
   }
