@@ -91,15 +91,21 @@ describe('the aggregate bus across processes, on Postgres', () => {
     const r = run(partitions, 1000)
     const ids = Array.from({ length: 200 }, (_, i) => `order-${i}`)
     const perId = 40
-    // Handlers that take a moment: the victim surely has messages in flight when it is killed.
     const consumer = () => r.consumer({ handlerMs: 1 })
-    const consumers = [await consumer(), await consumer(), await consumer()]
+    // The victim's handlers take 2 s each, so every partition it owns with a
+    // message waiting has one in flight when it is killed, however fast the
+    // machine: redelivery is then certain, not a matter of timing.
+    const consumers = [await consumer(), await r.consumer({ handlerMs: 2000 }), await consumer()]
     const producer = await r.producer()
     producer.send({ cmd: 'produce', ids, perId })
 
     const handledSoFar = () => consumers.reduce((sum, c) => sum + handledBy(c), 0)
-    await eventually(() => handledSoFar() >= 2000, 90_000, '2000 handled')
     const victim = consumers[1] as BusWorker
+    await eventually(
+      () => handledSoFar() >= 2000 && ownedBy(victim).length > 0,
+      90_000,
+      '2000 handled, the victim owning partitions',
+    )
     const ownedAtKill = ownedBy(victim).length
     const killedAt = now()
     victim.kill('SIGKILL')
