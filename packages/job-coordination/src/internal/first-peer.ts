@@ -1,8 +1,8 @@
 import type { DispatchRequest } from '@vega/job-core'
 import type { Coordinator } from '../types.js'
-import { builtinCoordinator } from './builtin.js'
 import type { CoordinationBinding } from './coordination-tag.js'
 import type { CoordinationScope } from './scope.js'
+import { defineStrategy } from './strategy.js'
 
 /**
  * What a call does when its key already has a live call (its first peer):
@@ -51,7 +51,7 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
     return whenBusy === 'reuse' ? request.follow(peer, 'dedupe') : request.skip('exhaust-dropped')
   }
 
-  return builtinCoordinator(name, {
+  return defineStrategy(name, {
     decide,
     // A taskFn bound once whose own call leads needs no lookup: that call stays
     // the key's earliest live task until it settles (when the scope clears it).
@@ -59,6 +59,5 @@ export function defineFirstPeerCoordinator(name: string, whenBusy: WhenBusy): Co
       whenBusy === 'reuse'
         ? (scope, binding) => binding.leading ?? scope.firstOf(binding.hash)
         : undefined,
-    exited: undefined,
   })
 }
