@@ -54,22 +54,27 @@ class Arbiter {
     this.coordinator = request.binding.coordinator
     this.hash = request.binding.hash
     this.context = new Coordination(this)
-    arbiters.set(this.context, this)
   }
 
   /** Runs the coordinator on the context; what it returns is what the caller of `run()` receives. */
   run(): unknown {
     let answer: unknown
+    const outer = deciding
+    deciding = this
     try {
       answer = this.coordinator.coordinate(this.context)
     } catch (error) {
       if (this.undecided) this.fail(error)
       return Promise.reject(error)
+    } finally {
+      deciding = outer
     }
     if (!isThenable(answer)) {
       if (this.undecided) this.orphan()
       return answer
     }
+    // Its coordinator may still hand it to a built-in, once its answer is on its way.
+    if (this.decision === undefined) openArbiters.set(this.context, this)
     if (!this.undecided) return answer
     // Still live and undecided: its ending must reach the caller.
     if (!this.parked) this.watchUndecidedEnding()
@@ -269,11 +274,15 @@ class Arbiter {
   }
 }
 
-// The arbiter behind each context the adapter made. A module-internal
-// WeakMap, not a member of the context: a coordinator holding `ctx` must
-// reach neither the scope, the runtime nor the decision, yet a built-in it
-// hands `ctx` to (see `handOff`) needs the kernel's request behind it.
-const arbiters = new WeakMap<object, Arbiter>()
+// How a built-in handed a context (`handOff`) finds the arbiter behind it,
+// without a member of the context: a coordinator holding `ctx` must reach
+// neither the scope, the runtime nor the decision. A hand-off happens while
+// the delegating coordinator runs (`deciding`, a stack through `outer`) or,
+// for a coordinator that answered with a promise before deciding, later:
+// only those contexts enter the WeakMap, since a WeakMap entry per call
+// costs the protocol path about a third of its time (`bench/README.md`).
+let deciding: Arbiter | undefined
+const openArbiters = new WeakMap<object, Arbiter>()
 
 /**
  * The context of one intent, as its coordinator sees it: the members of
@@ -353,8 +362,21 @@ export function dispatchToCoordinator(
  * `TypeError` for a context not made by the adapter.
  */
 export function handOff(ctx: CoordinationContext, who: string): DelegatedIntent {
-  const arbiter = ctx !== null && typeof ctx === 'object' ? arbiters.get(ctx) : undefined
+  const arbiter =
+    deciding !== undefined && deciding.context === ctx
+      ? deciding
+      : ctx !== null && typeof ctx === 'object'
+        ? openArbiters.get(ctx)
+        : undefined
   if (arbiter === undefined) {
+    if (ctx instanceof Coordination) {
+      // The adapter's context, decided before its coordinator returned.
+      throw new CoordinationProtocolError(
+        `${who}.coordinate(ctx) on task #${ctx.task.id}, after its coordinator had decided it and returned. Hand the intent to a built-in instead of deciding it.`,
+        who,
+        ctx.task.id,
+      )
+    }
     throw new TypeError(
       `${who} keeps per-runtime state and only runs inside a runtime: createRuntime({ plugins: [installCoordination] }).`,
     )
