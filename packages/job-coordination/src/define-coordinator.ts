@@ -1,5 +1,4 @@
 import { describeValue } from './internal/describe-value.js'
-import { FAST_PATH, type FastPath } from './internal/fast-path.js'
 import type { Coordinator, CoordinatorImpl } from './types.js'
 
 // Symbol.for: a coordinator made by one copy of this package is still
@@ -31,14 +30,13 @@ const BRAND = Symbol.for('@vega/job-coordination/coordinator')
  * ```
  */
 export function defineCoordinator(name: string, impl: CoordinatorImpl): Coordinator {
-  return makeCoordinator(name, impl, undefined)
+  return makeCoordinator(name, impl)
 }
 
-/** `defineCoordinator`, plus a built-in's fast path (see `internal/fast-path.ts`). */
+/** `defineCoordinator`, with more members; a built-in's is made by `defineStrategy` (`internal/strategy.ts`). */
 export function makeCoordinator<C extends Coordinator = Coordinator>(
   name: string,
   impl: CoordinatorImpl,
-  fastPath: FastPath | undefined,
   /** More members (a stateful coordinator's lifecycle), set before the object is frozen. */
   members?: PropertyDescriptorMap,
 ): C {
@@ -54,7 +52,6 @@ export function makeCoordinator<C extends Coordinator = Coordinator>(
   }
   const coordinator: Coordinator = { name, coordinate: impl }
   Object.defineProperty(coordinator, BRAND, { value: true })
-  if (fastPath !== undefined) Object.defineProperty(coordinator, FAST_PATH, { value: fastPath })
   if (members !== undefined) Object.defineProperties(coordinator, members)
   return Object.freeze(coordinator) as C
 }

@@ -1,7 +1,6 @@
 import type { Plugin } from '@vega/job-core'
 import { dispatchToCoordinator } from './internal/coordination-context.js'
 import { coordinationTag } from './internal/coordination-tag.js'
-import { fastPathOf } from './internal/fast-path.js'
 import { createScope } from './internal/scope.js'
 
 /**
@@ -24,7 +23,7 @@ export const installCoordination: Plugin = Object.freeze({
     host.claim(coordinationTag, (request) => dispatchToCoordinator(scope, request), {
       // A call its coordinator merges into a live peer ends before the kernel
       // builds its task (when nobody listens: no events to tell the difference).
-      followPeer: (binding) => fastPathOf(binding.coordinator)?.follow?.(scope, binding),
+      followPeer: (binding) => binding.strategy?.follow?.(scope, binding),
       followReason: 'dedupe',
       // Told of every call the handler decided: the index and the lanes
       // register nothing per call.

@@ -126,6 +126,77 @@ describe('delegating to a built-in', () => {
     )
     expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0, waiters: 0 })
   })
+
+  it('a coordinator that answers with a promise can hand the intent over later', async () => {
+    const serialize = createSerializeCoordinator()
+    const mine = defineCoordinator('mine', (ctx) =>
+      Promise.resolve().then(() => serialize.coordinate(ctx)),
+    )
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const order: string[] = []
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const first = run(
+      runtime,
+      withCoordinator(
+        async () => {
+          order.push('first in')
+          await gate
+          order.push('first out')
+          return 1
+        },
+        mine,
+        { key: 'k' },
+      ),
+    )
+    const second = run(
+      runtime,
+      withCoordinator(
+        async () => {
+          order.push('second in')
+          return 2
+        },
+        mine,
+        { key: 'k' },
+      ),
+    )
+    await flush()
+    // serialize decided both: the second waits for the first to end and leave.
+    expect(first.state).toBe('running')
+    expect(second.state).toBe('parked:coordinator')
+    release()
+    expect(await first).toBe(1)
+    expect(await second).toBe(2)
+    expect(order).toEqual(['first in', 'first out', 'second in'])
+  })
+
+  it('handing over a context its coordinator already decided and returned throws a protocol error', async () => {
+    const serialize = createSerializeCoordinator()
+    let kept: CoordinationContext | undefined
+    const mine = defineCoordinator('mine', (ctx) => {
+      kept = ctx
+      return ctx.proceed()
+    })
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const task = run(
+      runtime,
+      withCoordinator(async () => 'done', mine, { key: 'k' }),
+    )
+    expect(await task).toBe('done')
+    let thrown: unknown
+    try {
+      serialize.coordinate(kept!)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(CoordinationProtocolError)
+    expect((thrown as Error).message).toContain(
+      `serialize.coordinate(ctx) on task #${task.id}, after its coordinator had decided it`,
+    )
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0, waiters: 0 })
+  })
 })
 
 describe('the context', () => {

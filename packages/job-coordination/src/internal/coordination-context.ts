@@ -12,14 +12,13 @@ import type { CoordinationContext, CoordinationIntent, Coordinator, SkipOptions 
 import type { CoordinationBinding } from './coordination-tag.js'
 import { type Deferred, deferred, isThenable } from './deferred.js'
 import { endingOf } from './ending.js'
-import { fastPathOf } from './fast-path.js'
 import { Intent } from './intent.js'
 import type { CoordinationScope } from './scope.js'
 
 /**
  * How an intent was decided; `orphaned` and `failed` are the adapter's own
  * verdicts, `delegated` means a built-in took the decision over (see
- * {@link takeOver}).
+ * {@link handOff}).
  */
 type Decision = 'proceed' | 'reuse' | 'skip' | 'orphaned' | 'failed' | 'delegated'
 
@@ -29,110 +28,133 @@ export interface DelegatedIntent {
   readonly request: DispatchRequest<CoordinationBinding>
 }
 
-// Assigned in the class's static block, the only code that can read its
-// private fields: a coordinator holding `ctx` reaches neither of them.
-let takeOverContext!: (ctx: object, who: string) => DelegatedIntent | undefined
-let runCoordinator!: (
-  scope: CoordinationScope,
-  request: DispatchRequest<CoordinationBinding>,
-) => unknown
-
 /**
- * The context of one intent, and the enforcement of the protocol around it.
- * Everything but {@link CoordinationContext}'s members is a private field
- * (`#`), so a coordinator cannot reach the scope, the runtime or the
- * decision through `ctx`, nor overwrite them: the object is frozen, and its
- * prototype holds the context's members alone. This package's built-ins
- * take an intent over through {@link takeOver}.
+ * The adapter's side of one intent: the kernel's request, the decision and
+ * the enforcement of the protocol around it. Never handed out: a coordinator
+ * sees its {@link Coordination} alone.
  */
-class Coordination implements CoordinationContext {
-  readonly #hash: string
-  readonly #coordinator: Coordinator
-  readonly #scope: CoordinationScope
-  readonly #request: DispatchRequest<CoordinationBinding>
-  #decision: Decision | undefined = undefined
+class Arbiter {
+  readonly scope: CoordinationScope
+  readonly request: DispatchRequest<CoordinationBinding>
+  readonly coordinator: Coordinator
+  readonly hash: string
+  readonly context: Coordination
+  decision: Decision | undefined = undefined
   /** The intent reached a terminal state before anyone decided (cancelled while parked, timeout). */
-  #endedUndecided = false
+  endedUndecided = false
   /** Set when the coordinator returned a pending answer without deciding yet. */
-  #caller: Deferred<unknown> | undefined = undefined
-  #view: Intent | undefined = undefined
+  caller: Deferred<unknown> | undefined = undefined
+  view: Intent | undefined = undefined
   /** `intent.parkCoordinator()` was called. */
-  #parked = false
+  parked = false
 
-  constructor(
-    scope: CoordinationScope,
-    request: DispatchRequest<CoordinationBinding>,
-    coordinator: Coordinator,
-    hash: string,
-  ) {
-    this.#scope = scope
-    this.#request = request
-    this.#coordinator = coordinator
-    this.#hash = hash
-    Object.freeze(this)
+  constructor(scope: CoordinationScope, request: DispatchRequest<CoordinationBinding>) {
+    this.scope = scope
+    this.request = request
+    this.coordinator = request.binding.coordinator
+    this.hash = request.binding.hash
+    this.context = new Coordination(this)
   }
 
-  get hash(): string {
-    return this.#hash
+  /** Runs the coordinator on the context; what it returns is what the caller of `run()` receives. */
+  run(): unknown {
+    let answer: unknown
+    const outer = deciding
+    deciding = this
+    try {
+      answer = this.coordinator.coordinate(this.context)
+    } catch (error) {
+      if (this.undecided) this.fail(error)
+      return Promise.reject(error)
+    } finally {
+      deciding = outer
+    }
+    if (!isThenable(answer)) {
+      if (this.undecided) this.orphan()
+      return answer
+    }
+    // Its coordinator may still hand it to a built-in, once its answer is on its way.
+    if (this.decision === undefined) openArbiters.set(this.context, this)
+    if (!this.undecided) return answer
+    // Still live and undecided: its ending must reach the caller.
+    if (!this.parked) this.watchUndecidedEnding()
+    // Undecided with a pending answer (a parked waiter): the caller follows the
+    // answer, unless the intent ends first, and the guard watches the answer.
+    const caller = deferred<unknown>()
+    this.caller = caller
+    answer.then(
+      (value) => {
+        if (this.undecided) this.orphan()
+        caller.resolve(value)
+      },
+      (error: unknown) => {
+        if (this.undecided) this.fail(error)
+        caller.reject(error)
+      },
+    )
+    return caller.promise
   }
 
-  get taskFn(): TaskFn<unknown> {
-    return this.#request.taskFn
-  }
-
-  get options(): RunOptions {
-    return this.#request.options
-  }
-
-  get task(): Task<unknown> {
-    return this.#request.task
+  /** A built-in (`who`) takes the decision over; the context counts as decided. */
+  handOff(who: string): DelegatedIntent {
+    const name = this.coordinator.name
+    if (this.parked && this.decision === undefined) {
+      // Parked by the delegating coordinator: the built-in parks (and indexes) a call itself.
+      throw new CoordinationProtocolError(
+        `${name}: ${who}.coordinate(ctx) after intent.parkCoordinator(); hand the intent to a built-in before parking it (the built-in parks it when it must wait).`,
+        name,
+        this.request.task.id,
+      )
+    }
+    this.decide('delegated', `${who}.coordinate(ctx)`)
+    return this
   }
 
   get intent(): CoordinationIntent {
-    this.#view ??= new Intent(
-      this.#request.task,
-      (reason, options) => this.#skip(reason, options),
-      () => this.#park(),
+    this.view ??= new Intent(
+      this.request.task,
+      (reason, options) => this.skip(reason, options),
+      () => this.park(),
       (error) => {
-        if (this.#undecided) this.#fail(error)
-        else this.#request.fail(error)
+        if (this.undecided) this.fail(error)
+        else this.request.fail(error)
       },
     )
-    return this.#view
+    return this.view
   }
 
   peers(): Task<unknown>[] {
-    return this.#scope.peersOf(this.#hash, this.#request.task)
+    return this.scope.peersOf(this.hash, this.request.task)
   }
 
   proceed(): Promise<unknown> {
-    this.#decide('proceed', 'proceed()')
-    return this.#request.proceed()
+    this.decide('proceed', 'proceed()')
+    return this.request.proceed()
   }
 
   reuse(peer: Task<unknown>): Promise<unknown> {
-    const name = this.#coordinator.name
+    const name = this.coordinator.name
     if (!isTask(peer)) {
       throw new TypeError(
         `${name}: reuse(peer) needs a task, e.g. one from ctx.peers(); got ${peer === null ? 'null' : typeof peer}.`,
       )
     }
-    if (peer.id === this.#request.task.id) {
+    if (peer.id === this.request.task.id) {
       throw new TypeError(
         `${name}: reuse(peer) cannot reuse the intent itself; pick a peer from ctx.peers().`,
       )
     }
-    this.#decide('reuse', 'reuse(peer)')
-    if (this.#scope.host.events.active) this.emit({ type: 'coordination:reuse', peerId: peer.id })
-    return this.#request.follow(peer, 'dedupe')
+    this.decide('reuse', 'reuse(peer)')
+    if (this.scope.host.events.active) this.emit({ type: 'coordination:reuse', peerId: peer.id })
+    return this.request.follow(peer, 'dedupe')
   }
 
   cancelPeer(peer: Task<unknown>, reason: CancelReason = 'abort'): void {
-    const name = this.#coordinator.name
+    const name = this.coordinator.name
     if (!isTask(peer)) {
       throw new TypeError(`${name}: cancelPeer(peer) needs a task, e.g. one from ctx.peers().`)
     }
-    if (peer.id === this.#request.task.id) {
+    if (peer.id === this.request.task.id) {
       throw new TypeError(
         `${name}: cancelPeer(peer) cannot cancel the intent; use ctx.intent.skip(reason).`,
       )
@@ -142,52 +164,52 @@ class Coordination implements CoordinationContext {
         `${name}: cancelPeer(peer, reason): reason must be a non-empty string such as 'abort'.`,
       )
     }
-    this.#request.cancelPeer(peer, reason)
+    this.request.cancelPeer(peer, reason)
   }
 
   emit(draft: CoordinationEventDraft): void {
     if (draft === null || typeof draft !== 'object' || !isCoordinationEvent(draft)) {
       throw new TypeError(
-        `${this.#coordinator.name}: ctx.emit() only takes the coordination:* diagnostics; emit custom events with getEventBus(runtime).emit(…).`,
+        `${this.coordinator.name}: ctx.emit() only takes the coordination:* diagnostics; emit custom events with getEventBus(runtime).emit(…).`,
       )
     }
-    const bus = this.#scope.host.events
+    const bus = this.scope.host.events
     if (!bus.active) return
     bus.emit({
       ...draft,
-      coordinator: this.#coordinator.name,
-      intentId: this.#request.task.id,
-      hash: this.#hash,
+      coordinator: this.coordinator.name,
+      intentId: this.request.task.id,
+      hash: this.hash,
     })
   }
 
-  /** Should the intent end while still undecided, its caller must learn it (see {@link #intentSettled}). */
-  #watchUndecidedEnding(): void {
-    this.#scope.whenEndsUndecided(this.#request.task, () => this.#intentSettled())
+  /** Should the intent end while still undecided, its caller must learn it (see {@link intentSettled}). */
+  private watchUndecidedEnding(): void {
+    this.scope.whenEndsUndecided(this.request.task, () => this.intentSettled())
   }
 
-  #skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
+  private skip(reason: CancelReason, options?: SkipOptions): Promise<never> {
     if (typeof reason !== 'string' || reason === '') {
       throw new TypeError(
-        `${this.#coordinator.name}: intent.skip(reason): reason must be a non-empty string such as 'exhaust-dropped'.`,
+        `${this.coordinator.name}: intent.skip(reason): reason must be a non-empty string such as 'exhaust-dropped'.`,
       )
     }
-    this.#decide('skip', 'intent.skip(reason)')
-    return this.#request.skip(reason, toSkipOptions(options))
+    this.decide('skip', 'intent.skip(reason)')
+    return this.request.skip(reason, toSkipOptions(options))
   }
 
-  #park(): void {
-    const name = this.#coordinator.name
-    const task = this.#request.task
-    if (this.#decision !== undefined) {
+  private park(): void {
+    const name = this.coordinator.name
+    const task = this.request.task
+    if (this.decision !== undefined) {
       throw new CoordinationProtocolError(
-        `${name}: intent.parkCoordinator() after the intent was decided (${this.#decision}); park first, decide later.`,
+        `${name}: intent.parkCoordinator() after the intent was decided (${this.decision}); park first, decide later.`,
         name,
         task.id,
       )
     }
     // Racing a cancellation is normal: parking a task that already ended does nothing.
-    if (this.#endedUndecided) return
+    if (this.endedUndecided) return
     const state: TaskState = task.state
     if (state !== 'idle') {
       throw new CoordinationProtocolError(
@@ -196,42 +218,42 @@ class Coordination implements CoordinationContext {
         task.id,
       )
     }
-    this.#parked = true
-    this.#watchUndecidedEnding()
-    this.#request.park()
+    this.parked = true
+    this.watchUndecidedEnding()
+    this.request.park()
   }
 
   /** The orphan guard: the answer settled and nobody decided. */
-  #orphan(): void {
-    this.#decision = 'orphaned'
+  private orphan(): void {
+    this.decision = 'orphaned'
     this.emit({ type: 'coordination:orphaned-intent' })
-    this.#request.skip('orphaned-intent')
+    this.request.skip('orphaned-intent')
   }
 
-  #fail(error: unknown): void {
-    this.#decision = 'failed'
-    this.#request.fail(error)
+  private fail(error: unknown): void {
+    this.decision = 'failed'
+    this.request.fail(error)
   }
 
   /** The intent reached a terminal state (called synchronously by the scope). */
-  #intentSettled(): void {
-    if (this.#decision !== undefined) return
-    this.#endedUndecided = true
-    const caller = this.#caller
+  private intentSettled(): void {
+    if (this.decision !== undefined) return
+    this.endedUndecided = true
+    const caller = this.caller
     if (caller === undefined) return
     // The coordinator still holds a pending answer for a task that is over:
     // the caller must not wait on it, so it gets the task's own ending.
-    caller.resolve(endingOf(this.#request.task))
+    caller.resolve(endingOf(this.request.task))
   }
 
-  get #undecided(): boolean {
-    return this.#decision === undefined && !this.#endedUndecided
+  private get undecided(): boolean {
+    return this.decision === undefined && !this.endedUndecided
   }
 
-  #decide(decision: Decision, what: string): void {
-    const previous = this.#decision
+  private decide(decision: Decision, what: string): void {
+    const previous = this.decision
     if (previous === undefined) {
-      this.#decision = decision
+      this.decision = decision
       return
     }
     const why =
@@ -242,64 +264,78 @@ class Coordination implements CoordinationContext {
           : previous === 'delegated'
             ? 'it was handed to a built-in coordinator, which decides it'
             : `it was already decided with ${previous}`
-    const name = this.#coordinator.name
+    const name = this.coordinator.name
     throw new CoordinationProtocolError(
-      `${name}: ${what} on task #${this.#request.task.id}, but ${why}. ` +
+      `${name}: ${what} on task #${this.request.task.id}, but ${why}. ` +
         'Decide each intent exactly once: proceed(), reuse(peer) or intent.skip(reason).',
       name,
-      this.#request.task.id,
+      this.request.task.id,
     )
   }
+}
 
-  static {
-    takeOverContext = (ctx, who) => {
-      if (!(#scope in ctx)) return undefined
-      if (ctx.#parked && ctx.#decision === undefined) {
-        // Parked by the delegating coordinator: the built-in parks (and indexes) a call itself.
-        const task = ctx.#request.task
-        throw new CoordinationProtocolError(
-          `${ctx.#coordinator.name}: ${who}.coordinate(ctx) after intent.parkCoordinator(); hand the intent to a built-in before parking it (the built-in parks it when it must wait).`,
-          ctx.#coordinator.name,
-          task.id,
-        )
-      }
-      ctx.#decide('delegated', `${who}.coordinate(ctx)`)
-      return { scope: ctx.#scope, request: ctx.#request }
-    }
+// How a built-in handed a context (`handOff`) finds the arbiter behind it,
+// without a member of the context: a coordinator holding `ctx` must reach
+// neither the scope, the runtime nor the decision. A hand-off happens while
+// the delegating coordinator runs (`deciding`, a stack through `outer`) or,
+// for a coordinator that answered with a promise before deciding, later:
+// only those contexts enter the WeakMap, since a WeakMap entry per call
+// costs the protocol path about a third of its time (`bench/README.md`).
+let deciding: Arbiter | undefined
+const openArbiters = new WeakMap<object, Arbiter>()
 
-    runCoordinator = (scope, request) => {
-      const { coordinator, hash } = request.binding
-      const coordination = new Coordination(scope, request, coordinator, hash)
-      let answer: unknown
-      try {
-        answer = coordinator.coordinate(coordination)
-      } catch (error) {
-        if (coordination.#undecided) coordination.#fail(error)
-        return Promise.reject(error)
-      }
-      if (!isThenable(answer)) {
-        if (coordination.#undecided) coordination.#orphan()
-        return answer
-      }
-      if (!coordination.#undecided) return answer
-      // Still live and undecided: its ending must reach the caller.
-      if (!coordination.#parked) coordination.#watchUndecidedEnding()
-      // Undecided with a pending answer (a parked waiter): the caller follows the
-      // answer, unless the intent ends first, and the guard watches the answer.
-      const caller = deferred<unknown>()
-      coordination.#caller = caller
-      answer.then(
-        (value) => {
-          if (coordination.#undecided) coordination.#orphan()
-          caller.resolve(value)
-        },
-        (error: unknown) => {
-          if (coordination.#undecided) coordination.#fail(error)
-          caller.reject(error)
-        },
-      )
-      return caller.promise
-    }
+/**
+ * The context of one intent, as its coordinator sees it: the members of
+ * {@link CoordinationContext} and nothing else. Its one field is private
+ * (`#`) and the object is frozen, so a coordinator can neither reach nor
+ * overwrite the arbiter behind it.
+ */
+class Coordination implements CoordinationContext {
+  readonly #arbiter: Arbiter
+
+  constructor(arbiter: Arbiter) {
+    this.#arbiter = arbiter
+    Object.freeze(this)
+  }
+
+  get hash(): string {
+    return this.#arbiter.hash
+  }
+
+  get taskFn(): TaskFn<unknown> {
+    return this.#arbiter.request.taskFn
+  }
+
+  get options(): RunOptions {
+    return this.#arbiter.request.options
+  }
+
+  get task(): Task<unknown> {
+    return this.#arbiter.request.task
+  }
+
+  get intent(): CoordinationIntent {
+    return this.#arbiter.intent
+  }
+
+  peers(): Task<unknown>[] {
+    return this.#arbiter.peers()
+  }
+
+  proceed(): Promise<unknown> {
+    return this.#arbiter.proceed()
+  }
+
+  reuse(peer: Task<unknown>): Promise<unknown> {
+    return this.#arbiter.reuse(peer)
+  }
+
+  cancelPeer(peer: Task<unknown>, reason?: CancelReason): void {
+    this.#arbiter.cancelPeer(peer, reason)
+  }
+
+  emit(draft: CoordinationEventDraft): void {
+    this.#arbiter.emit(draft)
   }
 }
 
@@ -314,9 +350,9 @@ export function dispatchToCoordinator(
   // Every call a coordinator is asked about is a peer of the later ones,
   // from now until it settles (the claim's settle hook takes it out).
   scope.track(request.binding, request.task)
-  const fastPath = fastPathOf(request.binding.coordinator)
-  if (fastPath !== undefined) return fastPath.decide(scope, request)
-  return runCoordinator(scope, request)
+  const strategy = request.binding.strategy
+  if (strategy !== undefined) return strategy.decide(scope, request)
+  return new Arbiter(scope, request).run()
 }
 
 /**
@@ -325,14 +361,27 @@ export function dispatchToCoordinator(
  * context counts as decided, so a second decision through it throws. A
  * `TypeError` for a context not made by the adapter.
  */
-export function takeOver(ctx: CoordinationContext, who: string): DelegatedIntent {
-  const taken = ctx !== null && typeof ctx === 'object' ? takeOverContext(ctx, who) : undefined
-  if (taken === undefined) {
+export function handOff(ctx: CoordinationContext, who: string): DelegatedIntent {
+  const arbiter =
+    deciding !== undefined && deciding.context === ctx
+      ? deciding
+      : ctx !== null && typeof ctx === 'object'
+        ? openArbiters.get(ctx)
+        : undefined
+  if (arbiter === undefined) {
+    if (ctx instanceof Coordination) {
+      // The adapter's context, decided before its coordinator returned.
+      throw new CoordinationProtocolError(
+        `${who}.coordinate(ctx) on task #${ctx.task.id}, after its coordinator had decided it and returned. Hand the intent to a built-in instead of deciding it.`,
+        who,
+        ctx.task.id,
+      )
+    }
     throw new TypeError(
       `${who} keeps per-runtime state and only runs inside a runtime: createRuntime({ plugins: [installCoordination] }).`,
     )
   }
-  return taken
+  return arbiter.handOff(who)
 }
 
 function isTask(value: unknown): value is Task<unknown> {

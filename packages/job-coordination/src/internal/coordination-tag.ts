@@ -1,10 +1,13 @@
 import { createTaskTag, type Task, type TaskTag } from '@vega/job-core'
 import type { Coordinator } from '../types.js'
+import { type Strategy, strategyOf } from './strategy.js'
 
 /** What `withCoordinator` attaches to a taskFn. */
 export class CoordinationBinding {
   readonly coordinator: Coordinator
   readonly hash: string
+  /** The coordinator's rule when it is a built-in (looked up once, at bind time); else `undefined`. */
+  readonly strategy: Strategy | undefined
   /**
    * The live task a call of this very taskFn leads (set by dedupe when it
    * proceeds, cleared by the scope the moment that task settles). A taskFn
@@ -18,6 +21,7 @@ export class CoordinationBinding {
   constructor(coordinator: Coordinator, hash: string) {
     this.coordinator = coordinator
     this.hash = hash
+    this.strategy = strategyOf(coordinator)
   }
 }
 

@@ -1,7 +1,7 @@
 import type { StatefulCoordinator } from '../types.js'
-import { builtinCoordinator } from './builtin.js'
 import { KeyLanes, type WaitPolicy } from './key-lanes.js'
 import { resolveLaneOptions } from './lane-options.js'
+import { defineStrategy } from './strategy.js'
 
 /**
  * A per-key lane strategy (serialize, keepLatest) as the stateful
@@ -21,12 +21,11 @@ export function createLaneCoordinator(
   const lanes = new KeyLanes(concurrency, policy)
   let disposed = false
   let self: StatefulCoordinator
-  self = builtinCoordinator<StatefulCoordinator>(
+  self = defineStrategy<StatefulCoordinator>(
     name,
     {
       decide: (scope, request) =>
         disposed ? lanes.refuse(request, 'shutdown') : lanes.decide(scope, request),
-      follow: undefined,
       exited: (scope, task, binding) => lanes.exited(scope, task, binding.hash),
     },
     {

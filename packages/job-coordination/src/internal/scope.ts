@@ -1,6 +1,6 @@
 import { isTerminalState, type PluginHost, type Runtime, type Task } from '@vega/job-core'
 import type { CoordinationBinding } from './coordination-tag.js'
-import { type FastPath, fastPathOf } from './fast-path.js'
+import type { Strategy } from './strategy.js'
 
 /** Per-key state a strategy keeps (a serialize queue, a keepLatest slot). */
 export interface KeyState {
@@ -30,7 +30,7 @@ export class CoordinationScope {
    */
   private readonly undecided = new Map<Task<unknown>, () => void>()
   /** Intents a built-in decided for a coordinator that delegated to it: their exit is the built-in's. */
-  private readonly delegated = new Map<Task<unknown>, FastPath>()
+  private readonly delegated = new Map<Task<unknown>, Strategy>()
 
   constructor(host: PluginHost) {
     this.host = host
@@ -54,9 +54,9 @@ export class CoordinationScope {
     else this.undecided.set(task, ended)
   }
 
-  /** A built-in decided `task` for the coordinator bound to it: its exit goes to `fastPath`. */
-  delegate(task: Task<unknown>, fastPath: FastPath): void {
-    this.delegated.set(task, fastPath)
+  /** A built-in decided `task` for the coordinator bound to it: its exit goes to `strategy`. */
+  delegate(task: Task<unknown>, strategy: Strategy): void {
+    this.delegated.set(task, strategy)
   }
 
   /** The claim's `onSettled`: `task`, which the handler decided, ended. */
@@ -75,15 +75,15 @@ export class CoordinationScope {
 
   /** The claim's `onExited`: `task` ended and its body has left; the strategy that decided it is told. */
   exited(task: Task<unknown>, binding: CoordinationBinding): void {
-    let fastPath = fastPathOf(binding.coordinator)
+    let strategy = binding.strategy
     if (this.delegated.size !== 0) {
       const delegate = this.delegated.get(task)
       if (delegate !== undefined) {
         this.delegated.delete(task)
-        fastPath = delegate
+        strategy = delegate
       }
     }
-    fastPath?.exited?.(this, task, binding)
+    strategy?.exited?.(this, task, binding)
   }
 
   /** The earliest live task with `hash`, without building the peers array. */

@@ -1,4 +1,4 @@
-import { defineFirstPeerCoordinator } from '../internal/first-peer.js'
+import { defineStrategy } from '../internal/strategy.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -15,4 +15,31 @@ import type { Coordinator } from '../types.js'
  * const [a, b] = await Promise.all([run(runtime, load), run(runtime, load)]) // one fetch, a === b
  * ```
  */
-export const dedupeCoordinator: Coordinator = defineFirstPeerCoordinator('dedupe', 'reuse')
+export const dedupeCoordinator: Coordinator = defineStrategy('dedupe', {
+  decide(scope, request) {
+    const { binding, task } = request
+    // The call itself is indexed (last): it leads only when no other call of its key lives.
+    const leader = scope.firstOf(binding.hash)!
+    if (leader === task) {
+      // Until it settles (the scope clears it then), a call of this very taskFn follows it without a lookup.
+      binding.leading = task
+      return request.proceed()
+    }
+    const bus = scope.host.events
+    if (bus.active) {
+      bus.emit({
+        type: 'coordination:reuse',
+        peerId: leader.id,
+        // The bound coordinator: a coordinator that delegates here is the one named.
+        coordinator: binding.coordinator.name,
+        intentId: task.id,
+        hash: binding.hash,
+      })
+    }
+    return request.follow(leader, 'dedupe')
+  },
+  // The same rule before the call's task is built (core's `followPeer`, asked
+  // only while nobody listens): a live call of the key is the one to follow,
+  // and its own taskFn's leader is that call.
+  follow: (scope, binding) => binding.leading ?? scope.firstOf(binding.hash),
+})

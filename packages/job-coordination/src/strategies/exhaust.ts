@@ -1,4 +1,4 @@
-import { defineFirstPeerCoordinator } from '../internal/first-peer.js'
+import { defineStrategy } from '../internal/strategy.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -16,4 +16,23 @@ import type { Coordinator } from '../types.js'
  * run(runtime, submit).catch((e) => isCancelledError(e) && e.reason === 'exhaust-dropped') // dropped
  * ```
  */
-export const exhaustCoordinator: Coordinator = defineFirstPeerCoordinator('exhaust', 'drop')
+export const exhaustCoordinator: Coordinator = defineStrategy('exhaust', {
+  decide(scope, request) {
+    const { binding, task } = request
+    // The call itself is indexed (last): it runs only when no other call of its key lives.
+    const running = scope.firstOf(binding.hash)!
+    if (running === task) return request.proceed()
+    const bus = scope.host.events
+    if (bus.active) {
+      bus.emit({
+        type: 'coordination:dropped',
+        peerId: running.id,
+        // The bound coordinator: a coordinator that delegates here is the one named.
+        coordinator: binding.coordinator.name,
+        intentId: task.id,
+        hash: binding.hash,
+      })
+    }
+    return request.skip('exhaust-dropped')
+  },
+})

@@ -1,5 +1,5 @@
 import { isTerminalState } from '@vega/job-core'
-import { builtinCoordinator } from '../internal/builtin.js'
+import { defineStrategy } from '../internal/strategy.js'
 import type { Coordinator } from '../types.js'
 
 /**
@@ -18,7 +18,7 @@ import type { Coordinator } from '../types.js'
  * const results = await run(runtime, search('vega'))
  * ```
  */
-export const restartCoordinator: Coordinator = builtinCoordinator('restart', {
+export const restartCoordinator: Coordinator = defineStrategy('restart', {
   decide(scope, request) {
     const { binding, task } = request
     const bus = scope.host.events
@@ -40,6 +40,4 @@ export const restartCoordinator: Coordinator = builtinCoordinator('restart', {
     }
     return request.proceed()
   },
-  follow: undefined,
-  exited: undefined,
 })
