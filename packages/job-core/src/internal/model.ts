@@ -1,6 +1,5 @@
-// The kernel's data, as types: what a task record and a runtime hold, and
-// what hangs off them. Internal modules take these types from here, the
-// classes that implement them too: no type ties a module back to one above.
+// The kernel's data, as types: what a task record and a runtime hold. Internal modules and the
+// classes that implement them take these types from here: no type ties a module back to one above.
 
 import type { Backend, Clock, TimerHandle } from '../types/backend.js'
 import type { Outcome } from '../types/outcome.js'
@@ -134,10 +133,7 @@ export interface ResolvedRetry {
   shouldRetry(error: unknown, attempt: number): boolean
 }
 
-/**
- * Everything a task needs from its `run()` call, checked once and frozen:
- * nothing downstream re-reads or re-validates the caller's object.
- */
+/** Everything a task needs from its `run()` call, checked once and frozen: nothing downstream re-reads the caller's object. */
 export interface ResolvedRunOptions {
   readonly label: string | undefined
   readonly priority: number
