@@ -26,3 +26,30 @@ describe('calls one after another in one process, on a pool of 4', () => {
     })
   }
 })
+
+describe('bursts of restart calls in one process, on a pool of 4', () => {
+  it("the newest call of each burst wins: an older call's take, on another connection, never evicts it", async () => {
+    const s = setup(pg.url, { leaseMs: 10_000 })
+    const fn = withCoordinator(
+      (ctx) =>
+        new Promise<number>((resolve, reject) => {
+          const timer = setTimeout(() => resolve(ctx.taskId), 20)
+          ctx.signal.addEventListener('abort', () => {
+            clearTimeout(timer)
+            reject(ctx.signal.reason)
+          })
+        }),
+      s.coordination.restart,
+      { key: 'k' },
+    )
+    const lastStates: string[] = []
+    for (let burst = 0; burst < 15; burst++) {
+      const tasks = Array.from({ length: 4 }, () => run(s.runtime, fn))
+      await Promise.allSettled(tasks)
+      lastStates.push((tasks[3] as (typeof tasks)[number]).state)
+    }
+    expect(lastStates).toEqual(Array.from({ length: 15 }, () => 'success'))
+    await shutdown(s.runtime)
+    expect(await rows(s.pool, `SELECT holder FROM "${s.schema}".holders`)).toEqual([])
+  })
+})

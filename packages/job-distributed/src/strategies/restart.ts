@@ -51,34 +51,38 @@ export function distributedRestart(node: LocalNode): Coordinator {
       owed = false
     }
     const request = { hash, id, mode: 'take', limit: 1, follow: '-', recheck: false } as const
-    node.io.acquireTo(request, {
-      answered(reply) {
-        answered = true
-        if (reply.kind !== 'granted') return endOnce()
-        lease.activate(reply.fence, reply.runId, sentAt)
-        endOnce()
-        const remote = reply.evicted.filter((holder) => !node.isLocal(holder))
-        if (remote.length > 0) {
-          // The coordination:restart of a remote holder: no local task id, its holder id instead.
-          const event = {
-            type: 'coordination:restart' as const,
-            cancelledPeerIds: [],
-            remoteHolders: remote,
+    inTurn(node, hash, (turnDone) =>
+      node.io.acquireTo(request, {
+        answered(reply) {
+          turnDone()
+          answered = true
+          if (reply.kind !== 'granted') return endOnce()
+          lease.activate(reply.fence, reply.runId, sentAt)
+          endOnce()
+          const remote = reply.evicted.filter((holder) => !node.isLocal(holder))
+          if (remote.length > 0) {
+            // The coordination:restart of a remote holder: no local task id, its holder id instead.
+            const event = {
+              type: 'coordination:restart' as const,
+              cancelledPeerIds: [],
+              remoteHolders: remote,
+            }
+            ctx.emit(event)
           }
-          ctx.emit(event)
-        }
-      },
-      failed(error) {
-        answered = true
-        lease.refuse(error)
-        ctx.intent.fail(error)
-        endOnce()
-      },
-      late(reply) {
-        // A grant nobody waited for: the lease ended already, so give the key back here.
-        if (reply.kind === 'granted') node.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
-      },
-    })
+        },
+        failed(error) {
+          turnDone()
+          answered = true
+          lease.refuse(error)
+          ctx.intent.fail(error)
+          endOnce()
+        },
+        late(reply) {
+          // A grant nobody waited for: the lease ended already, so give the key back here.
+          if (reply.kind === 'granted') node.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
+        },
+      }),
+    )
     const own = ctx.proceed()
     where.host.onExited(where.task, () => {
       exited = true
@@ -90,6 +94,43 @@ export function distributedRestart(node: LocalNode): Coordinator {
     })
     return own
   })
+}
+
+/** The take of each key still unanswered in this process, on an engine that does not keep order. */
+const takesInFlight = new WeakMap<LocalNode, Map<string, Promise<void>>>()
+
+/**
+ * Sends this process's takes of one key one after another when the engine
+ * does not keep order (a pool, where each statement may ride another
+ * connection): an older call's take that reached the storage after a newer
+ * one's would evict the newer holder, and the newest call would end
+ * cancelled. On an engine that keeps order it sends at once.
+ */
+function inTurn(node: LocalNode, hash: string, send: (turnDone: () => void) => void): void {
+  if (node.io.ordered) {
+    send(() => {})
+    return
+  }
+  let keys = takesInFlight.get(node)
+  if (keys === undefined) {
+    keys = new Map()
+    takesInFlight.set(node, keys)
+  }
+  const before = keys.get(hash)
+  let done!: () => void
+  const turn = new Promise<void>((resolve) => {
+    done = resolve
+  })
+  keys.set(hash, turn)
+  let finished = false
+  const turnDone = () => {
+    if (finished) return
+    finished = true
+    done()
+    if (keys.get(hash) === turn) keys.delete(hash)
+  }
+  if (before === undefined) send(turnDone)
+  else before.then(() => send(turnDone))
 }
 
 /** A release nobody waits for: unreachable, the lease expires by itself. */
