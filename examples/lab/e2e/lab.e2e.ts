@@ -403,12 +403,14 @@ describe('the web lab', () => {
     ).toBe('0.45')
     await pick('dedupe')
     expect(await result.getAttribute('data-stale')).toBe(null)
-    expect(await note.count()).toBe(0)
+    // The result redraws on its next frame.
+    await expect.poll(() => note.count()).toBe(0)
     // The duration is shared: changing it makes every shown result stale.
     await setDuration(60)
-    expect(await note.textContent()).toContain('the controls now say dedupe, body 60 ms')
+    await expect.poll(() => note.textContent()).toContain('the controls now say dedupe, body 60 ms')
     await setDuration(50)
-    expect(await note.count()).toBe(0)
+    // The result redraws on its next frame.
+    await expect.poll(() => note.count()).toBe(0)
     // Firing runs what the controls say, and the note goes.
     await pick('restart')
     const shown = await fire('built-ins')
