@@ -139,11 +139,17 @@ describe('one LISTEN connection per pool', () => {
       withCoordinator(() => gate, other.coordination.serialize, { key: 'lost' }),
     )
     await eventually(() => other.coordination.inspect().leases === 1, WAIT, 'lost held')
+    const queuedBefore = shared.events.filter((e) => e.type === 'coordination:queued').length
     const waiting = run(
       shared.runtime,
       withCoordinator(async () => 'made up', shared.coordination.serialize, { key: 'lost' }),
     )
-    await eventually(() => shared.coordination.inspect().waiters === 1, WAIT, 'lost queued')
+    // Queued: its acquire was answered "waiting", so only a wake-up or a re-check grants it.
+    await eventually(
+      () => shared.events.filter((e) => e.type === 'coordination:queued').length > queuedBefore,
+      WAIT,
+      'lost queued',
+    )
     await admin.query('SELECT pg_terminate_backend($1)', [second])
     await eventually(async () => (await listening()).length === 0, WAIT, 'not listening')
     open()
@@ -154,7 +160,7 @@ describe('one LISTEN connection per pool', () => {
     expect(await waiting).toBe('made up')
     await eventually(() => rec.handled.length === seq, WAIT, 'the message sent while deaf')
     expect(shared.coordination.counters().floorRechecks).toBe(0)
-    expect(await listening()).toHaveLength(1)
+    await eventually(async () => (await listening()).length === 1, WAIT, 'listening again')
 
     // The bus's consumer stops: the connection stays (same backend), the coordination is still woken.
     const [third] = await listening()
