@@ -5,7 +5,7 @@
 // within the same bound on its side.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { PostgresUnavailableError } from '../src/index.js'
+import { migrate, PostgresUnavailableError } from '../src/index.js'
 import { busSetup, eventually, recorder } from './bus-support.js'
 import { type PostgresServer, startPostgres } from './postgres.js'
 
@@ -44,6 +44,8 @@ describe('the bus on a lock it cannot get', () => {
       connectTimeoutMs: BOUND,
     })
     try {
+      // Migrated first: the schema's DDL is not what this bound is about.
+      await migrate(pool, { schema })
       await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 1 } })
       const locker = await pool.connect()
       try {
@@ -83,6 +85,7 @@ describe('the bus on a lock it cannot get', () => {
       connectTimeoutMs: BOUND,
     })
     try {
+      await migrate(pool, { schema })
       const rec = recorder()
       const consumer = bus.consume('sales.Order', rec.handle)
       await eventually(() => consumer.owned().length === 1, WAIT, 'owned')

@@ -92,7 +92,12 @@ export class ListenConnection {
       this.closed = new Promise((resolve) => {
         done = resolve
       })
-      void this.keepListening(this.running.signal).finally(done)
+      // Only a Client that cannot even be made ends it: the users' floors go on.
+      void this.keepListening(this.running.signal)
+        .catch((error: unknown) => {
+          for (const each of [...this.users]) each.failed(error)
+        })
+        .finally(done)
     } else if (this.round !== undefined) {
       void this.sync(this.round).catch(() => {})
     }
