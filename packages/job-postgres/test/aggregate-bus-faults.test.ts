@@ -1,6 +1,11 @@
 import { toGroupKey } from '@vega/job-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AggregateBusConsumer, type Delivery, PostgresUnavailableError } from '../src/index.js'
+import {
+  type AggregateBusConsumer,
+  type Delivery,
+  migrate,
+  PostgresUnavailableError,
+} from '../src/index.js'
 import { busSetup, eventually, recorder } from './bus-support.js'
 import { type PostgresServer, startPostgres } from './postgres.js'
 
@@ -129,7 +134,13 @@ describe('the bus when its connections fail', () => {
   })
 
   it('a pool the application exhausted: send fails with PostgresUnavailableError within connectTimeoutMs', async () => {
-    const { bus, pool, close } = busSetup(server.url, { partitions: 1, connectTimeoutMs: 300 }, 2)
+    const { bus, pool, schema, close } = busSetup(
+      server.url,
+      { partitions: 1, connectTimeoutMs: 300 },
+      2,
+    )
+    // Migrated first: the schema's DDL is not what this bound is about.
+    await migrate(pool, { schema })
     await bus.send({ aggregate: 'sales.Order', id: 'a', body: { seq: 1 } })
     const held = [await pool.connect(), await pool.connect()]
     const startedAt = performance.now()
