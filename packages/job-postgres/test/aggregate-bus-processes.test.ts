@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BusWorker, checkLogs, readLogs, startBusWorker } from './bus-processes.js'
+import { type BusWorker, busStats, checkLogs, readLogs, startBusWorker } from './bus-processes.js'
 import { eventually, uniqueSchema } from './bus-support.js'
 import { type PostgresServer, startPostgres } from './postgres.js'
 
@@ -165,14 +165,7 @@ describe('the aggregate bus across processes, on Postgres', () => {
     let stats: Stats | undefined
     await eventually(
       async () => {
-        const asked = a.messages.filter((m) => m.t === 'stats').length
-        a.send({ cmd: 'stats' })
-        await a.waitFor(
-          () => a.messages.filter((m) => m.t === 'stats').length > asked,
-          10_000,
-          'stats of a',
-        )
-        stats = a.latest('stats')?.stats as Stats
+        stats = (await busStats(a)) as Stats
         return stats.acksRefused > 0
       },
       10_000,
