@@ -35,3 +35,11 @@ export function checkLogs(
 
 /** Asks a consumer process for its consumer's stats and resolves with them. */
 export function busStats(worker: Worker): Promise<Record<string, unknown>>
+
+/** Asks a consumer process for its stats every 10 ms until `holds(stats)`, or fails naming `what` after `ms`. */
+export function busStatsWhen<Stats>(
+  worker: Worker,
+  holds: (stats: Stats) => boolean,
+  ms: number,
+  what: string,
+): Promise<Stats>

@@ -112,3 +112,14 @@ export async function busStats(worker) {
   await worker.waitFor(() => worker.of('stats').length > asked, 10_000, 'stats')
   return worker.latest('stats').stats
 }
+
+/** Asks a consumer process for its stats every 10 ms until `holds(stats)`, or fails naming `what` after `ms`. */
+export async function busStatsWhen(worker, holds, ms, what) {
+  const until = performance.now() + ms
+  for (;;) {
+    const stats = await busStats(worker)
+    if (holds(stats)) return stats
+    if (performance.now() > until) throw new Error(`not within ${ms} ms: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}

@@ -3,12 +3,7 @@ import { startBusWorker as start } from '@vega/distributed-tests/bus-processes'
 import type { Message, Worker } from '@vega/distributed-tests/processes'
 
 // The bus's promises read from the handlers' logs, written once for every engine.
-export {
-  busStats,
-  checkLogs,
-  type LogLine,
-  readLogs,
-} from '@vega/distributed-tests/bus-processes'
+export { checkLogs, type LogLine, readLogs } from '@vega/distributed-tests/bus-processes'
 
 const SCRIPT = fileURLToPath(new URL('./children/bus-worker.mjs', import.meta.url))
 

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { busStatsWhen, checkLogs, readLogs } from '@vega/distributed-tests/bus-processes'
 import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { busStats, checkLogs, readLogs, startBusWorker } from './bus-processes.js'
+import { startBusWorker } from './bus-processes.js'
 import { partitionKey } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, uniquePrefix } from './support.js'
@@ -162,12 +163,9 @@ describe.each(targets)('the aggregate bus across processes, on $name', (where) =
     a.kill('SIGCONT')
     type Stats = { acksRefused: number; handled: number; leasesLost: number }
     // Its slow handler ends after the resume, and acknowledges.
-    let stats: Stats | undefined
-    await eventually(
-      async () => {
-        stats = (await busStats(a)) as Stats
-        return stats.acksRefused > 0
-      },
+    const stats = await busStatsWhen<Stats>(
+      a,
+      (seen) => seen.acksRefused > 0,
       5000,
       'a tried to acknowledge',
     )

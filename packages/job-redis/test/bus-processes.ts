@@ -2,14 +2,6 @@ import { fileURLToPath } from 'node:url'
 import { startBusWorker as start } from '@vega/distributed-tests/bus-processes'
 import type { Worker } from './workers.js'
 
-// The bus's promises read from the handlers' logs, written once for every engine.
-export {
-  busStats,
-  checkLogs,
-  type LogLine,
-  readLogs,
-} from '@vega/distributed-tests/bus-processes'
-
 const SCRIPT = fileURLToPath(new URL('./children/bus-worker.mjs', import.meta.url))
 
 export interface BusWorkerOptions {
