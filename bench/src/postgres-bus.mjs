@@ -11,13 +11,13 @@
 // held, and a scaled soak of the bus (a steady rate for a few minutes) that
 // samples its message table's size.
 
-import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createPostgresAggregateBus } from '@vega/job-postgres'
 import { toGroupKey } from '@vega/job-scheduler'
 import { Logger, makeWorkerUtils } from 'graphile-worker'
 import pg from 'pg'
 import { PgBoss } from 'pg-boss'
+import { consumerProcesses, sendRound } from './distributed.mjs'
 import { check } from './harness.mjs'
 import { postgresUrl } from './postgres-server.mjs'
 
@@ -98,31 +98,14 @@ async function pool(peer, k) {
       utils.addJob('m', { id, seq }, { queueName: `g${toGroupKey(id, PARTITIONS)}` })
     close = () => utils.release()
   }
-  const children = Array.from({ length: k }, () => fork(CHILD, [], { stdio: 'inherit' }))
-  const counts = children.map(() => ({ handled: 0, outOfOrder: 0, owned: 0 }))
-  const listeners = new Set()
-  children.forEach((child, i) => {
-    child.on('message', (m) => {
-      if (m.t === 'count') Object.assign(counts[i], m)
-      if (m.t === 'owned') counts[i].owned = m.owned
-      for (const listener of listeners) listener()
-    })
-  })
-  const until = (condition) =>
-    new Promise((resolve) => {
-      const listener = () => {
-        if (!condition()) return
-        listeners.delete(listener)
-        resolve()
-      }
-      listeners.add(listener)
-      listener()
-    })
-  const ready = children.map((child) => new Promise((resolve) => child.once('message', resolve)))
-  children.forEach((child, index) => {
-    child.send({ url, peer, name, index, partitions: PARTITIONS, parallelism: PARALLELISM })
-  })
-  await Promise.all(ready)
+  const { children, counts, until } = await consumerProcesses(CHILD, k, (index) => ({
+    url,
+    peer,
+    name,
+    index,
+    partitions: PARTITIONS,
+    parallelism: PARALLELISM,
+  }))
   if (peer === 'bus') {
     // Joined and spread before the first round: a round measures the steady state.
     await until(() => counts.reduce((sum, c) => sum + c.owned, 0) === PARTITIONS)
@@ -155,28 +138,10 @@ async function endToEnd(peer, k, n) {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   })()
-  const total = () => p.counts.reduce((sum, c) => sum + c.handled, 0)
-  const target = total() + n
-  const done = p.until(() => total() >= target)
-  // Sequences grow per id across rounds, so order is checked across them too.
-  const base = p.seq
-  p.seq += Math.ceil(n / IDS)
-  let next = 0
-  const lane = async () => {
-    while (next < n) {
-      const i = next++
-      await p.send(`order-${i % IDS}`, base + Math.floor(i / IDS) + 1)
-    }
-  }
-  await Promise.all(Array.from({ length: WINDOW }, lane))
-  await done
+  const result = await sendRound(p, n, { ids: IDS, window: WINDOW })
   sampling = false
   await sampler
-  return {
-    sent: n,
-    handled: total() - (target - n),
-    outOfOrder: p.counts.reduce((sum, c) => sum + c.outOfOrder, 0),
-  }
+  return result
 }
 
 const names = { bus: BUS, 'pg-boss': PG_BOSS, graphile: GRAPHILE }

@@ -15,7 +15,7 @@ import type {
   StopReport,
 } from '../../bus/bus-types.js'
 import type { BusConsumerConfig } from '../../bus/create-bus-consumer.js'
-import { deferred } from '../deferred.js'
+import { deferred } from '../../deferred.js'
 import { Handling } from './handling.js'
 import { Membership } from './membership.js'
 import { pause } from './pause.js'
