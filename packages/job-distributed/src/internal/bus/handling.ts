@@ -167,6 +167,9 @@ export class Handling<P extends BusPartition, E extends BusEntry> {
     } catch (error) {
       return { kind: 'failed', error }
     }
+    // A handler that returns after its signal aborted (lease lost, stop deadline passed) was
+    // reported abandoned: its ack is refused here, not left to race the lease's release.
+    if (p.lost.signal.aborted) return { kind: 'handled', verdict: 'refused' }
     return { kind: 'handled', verdict: await this.engine.ack(p, entry) }
   }
 
