@@ -402,6 +402,23 @@ describe('serialize', () => {
 })
 
 describe('keepLatest', () => {
+  it('dispose() skips the waiting call: its caller and the callers it superseded get the skip', async () => {
+    const { clock, runtime } = harness()
+    const { make } = recorder()
+    const keepLatest = createKeepLatestCoordinator()
+    const call = (i: number) => run(runtime, withCoordinator(make(i), keepLatest, { key: 'k' }))
+    const [running, superseded, waiting] = [call(1), call(2), call(3)]
+    expect(waiting.state).toBe('parked:coordinator')
+    keepLatest.dispose()
+    const isShutdown = (error: unknown) => isCancelledError(error) && error.reason === 'shutdown'
+    await expect(waiting.promise).rejects.toSatisfy(isShutdown)
+    await expect(superseded.promise).rejects.toSatisfy(isShutdown)
+    expect(inspectCoordination(runtime).waiters).toBe(0)
+    await clock.advance(D)
+    expect(await running).toBe(1)
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
+  })
+
   it('supersedes the waiting call; it settles with the newer call’s outcome', async () => {
     const { clock, runtime, coordinationEvents } = harness()
     const { started, make } = recorder()

@@ -236,9 +236,9 @@ export class KeyLane implements KeyState {
   skipAll(reason: string): void {
     const waiters = this.waiters
     if (waiters !== undefined) {
+      const calls = [...waiters.abandoned.values(), ...waiters.current()]
       const turn = waiters.latest
       waiters.latest = undefined
-      const calls = [...waiters.abandoned.values(), ...waiters.current()]
       for (const call of calls) {
         // Its exit takes it out of `abandoned`, or out of the current generation's count.
         const skipped = call.skip(reason)
