@@ -41,12 +41,7 @@ export class Fifo<T> {
 
   /** Keeps only the entries `keep` accepts, in order. */
   retain(keep: (item: T) => boolean): void {
-    const kept: T[] = []
-    for (let i = this.head; i < this.items.length; i++) {
-      const item = this.items[i] as T
-      if (keep(item)) kept.push(item)
-    }
-    this.items = kept
+    this.items = this.toArray().filter(keep)
     this.head = 0
   }
 
