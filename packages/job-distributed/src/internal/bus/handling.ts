@@ -168,8 +168,9 @@ export class Handling<P extends BusPartition, E extends BusEntry> {
       return { kind: 'failed', error }
     }
     // A handler that returns after its signal aborted (lease lost, stop deadline passed) was
-    // reported abandoned: its ack is refused here, not left to race the lease's release.
-    if (p.lost.signal.aborted) return { kind: 'handled', verdict: 'refused' }
+    // reported abandoned: it is not acknowledged (the ack would race the lease's release), and
+    // the partition's next owner delivers the message again.
+    if (p.lost.signal.aborted) return { kind: 'failed', error: p.lost.signal.reason }
     return { kind: 'handled', verdict: await this.engine.ack(p, entry) }
   }
 
