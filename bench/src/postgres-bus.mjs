@@ -273,7 +273,10 @@ export default {
     const flat = (field) => {
       const first = largest(0, half, field)
       const second = largest(half, samples.length, field)
-      return { ratio: Math.round((second / Math.max(1, first)) * 1000) / 1000, met: second <= first * 1.5 }
+      return {
+        ratio: Math.round((second / Math.max(1, first)) * 1000) / 1000,
+        met: second <= first * 1.5,
+      }
     }
     const message = flat('bytes')
     const schema = flat('schemaBytes')
