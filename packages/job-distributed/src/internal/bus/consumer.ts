@@ -189,6 +189,7 @@ export class BusConsumer<P extends BusPartition, E extends BusEntry>
     let abandoned = 0
     const all = this.membership.owned()
     if (timedOut) {
+      this.handling.deadlinePassed = true
       for (const p of all) {
         abandoned += p.running
         p.lost.abort(
