@@ -28,8 +28,13 @@ const PLACES: Place[] = ['one primary', 'a 3-primary Redis Cluster']
 
 const PROCESSES = 4
 const CALLS = 50
-/** Long: a hand-off left to the floor would wait 3.3 s, and the tests would crawl (and fail on the count first). */
-const LEASE = 10_000
+/**
+ * Long: a hand-off left to the floor would wait 10 s, and the tests would
+ * crawl (and fail on the count first). A short floor would also race a
+ * message that a loaded machine delivers late: the floor would find the
+ * turn first and count a wake-up the messages were about to make.
+ */
+const LEASE = 30_000
 /** keepLatest calls per process: one runs, one waits, the others are superseded. */
 const LATEST_CALLS = 5
 /** Dedupe rounds: each has joiners in three other processes. */
