@@ -8,7 +8,7 @@ import {
   createBusConsumer,
   type DeadLetter,
   type DeliveryHandler,
-  describeBusValue,
+  describeValue,
   prepareBusConsumer,
   resolveBusOptions,
   type SendReceipt,
@@ -21,7 +21,6 @@ import type {
   PostgresAggregateBusOptions,
   SendOptions,
 } from './bus-types.js'
-import { isPostgresUnavailableError } from './errors.js'
 import { PostgresBusEngine } from './internal/bus/engine.js'
 import { BusListener } from './internal/bus/listener.js'
 import { PostgresBusStore } from './internal/bus/store.js'
@@ -41,7 +40,7 @@ function checkPool(pool: unknown): Pool {
     typeof candidate.Client !== 'function'
   ) {
     throw new TypeError(
-      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describeBusValue(pool)}.`,
+      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describeValue(pool)}.`,
     )
   }
   if ((pool as { ending?: unknown }).ending === true) {
@@ -59,7 +58,7 @@ function checkClient(where: string, client: unknown): PoolClient {
     typeof candidate.release !== 'function'
   ) {
     throw new TypeError(
-      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describeBusValue(client)}.`,
+      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describeValue(client)}.`,
     )
   }
   return client as PoolClient
@@ -164,27 +163,15 @@ export function createPostgresAggregateBus(
       leaseMs,
       connectTimeoutMs,
       codec,
-      operationOf: (error) => (isPostgresUnavailableError(error) ? error.operation : undefined),
     })
     const transaction = consumeOptions.transaction ?? false
     if (typeof transaction !== 'boolean') {
       throw new TypeError(
-        `${at}: transaction must be true or false, got ${describeBusValue(transaction)}.`,
+        `${at}: transaction must be true or false, got ${describeValue(transaction)}.`,
       )
     }
     listener ??= new BusListener(pool, channel, connectTimeoutMs, config.onError)
-    const engine = new PostgresBusEngine({
-      store,
-      listener,
-      aggregate,
-      id: config.id,
-      partitions,
-      leaseMs,
-      connectTimeoutMs,
-      parallelism: config.parallelism,
-      transaction,
-      report: config.onError,
-    })
+    const engine = new PostgresBusEngine({ ...config, store, listener, transaction })
     return createBusConsumer(engine, config, handler as DeliveryHandler<unknown>)
   }
 
