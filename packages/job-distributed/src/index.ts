@@ -46,6 +46,7 @@ export {
   resolveBusOptions,
   resolveConsumeOptions,
 } from './bus/create-bus-consumer.js'
+export { checkDeadLettersCall, decodeDeadLetter } from './bus/dead-letters.js'
 export { BusReadLoop } from './bus/read-loop.js'
 export { type Codec, jsonCodec } from './codec.js'
 export {

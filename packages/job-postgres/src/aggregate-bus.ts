@@ -2,12 +2,12 @@ import { assertKnownKeys } from '@vega/job-core'
 import {
   type AggregateBusConsumer,
   type BusMessage,
-  checkBusAggregate,
-  checkBusInteger,
   checkBusMessage,
+  checkDeadLettersCall,
   createBusConsumer,
   type DeadLetter,
   type DeliveryHandler,
+  decodeDeadLetter,
   describeValue,
   prepareBusConsumer,
   resolveBusOptions,
@@ -176,30 +176,22 @@ export function createPostgresAggregateBus(
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
-    const at = 'bus.deadLetters(aggregate, count)'
-    checkBusAggregate(at, aggregate)
-    checkBusInteger(at, 'count', count, 1, 1_000_000)
+    checkDeadLettersCall(aggregate, count)
     const rows = await store.deadLetters(aggregate, count)
-    return rows.map((row) => {
-      let body: unknown
-      try {
-        body = codec.decode(row.body)
-      } catch {
-        body = row.body
-      }
-      return {
+    return rows.map((row) =>
+      decodeDeadLetter<B>(codec, {
         deadId: row.deadId,
         aggregate,
         id: row.id,
-        body: body as B,
+        body: row.body,
         partition: row.partition,
         entryId: row.pos,
         attempts: row.attempts,
         error: { name: row.errorName, message: row.errorMessage },
         consumerId: row.consumer,
         fence: row.fence,
-      }
-    })
+      }),
+    )
   }
 
   return Object.freeze({

@@ -2,12 +2,12 @@ import { assertKnownKeys } from '@vega/job-core'
 import {
   type AggregateBusConsumer,
   type BusMessage,
-  checkBusAggregate,
-  checkBusInteger,
   checkBusMessage,
+  checkDeadLettersCall,
   createBusConsumer,
   type DeadLetter,
   type DeliveryHandler,
+  decodeDeadLetter,
   describeValue,
   prepareBusConsumer,
   resolveBusOptions,
@@ -150,9 +150,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
-    const at = 'bus.deadLetters(aggregate, count)'
-    checkBusAggregate(at, aggregate)
-    checkBusInteger(at, 'count', count, 1, 1_000_000)
+    checkDeadLettersCall(aggregate, count)
     // One dead-letter stream per partition (its slot): the oldest `count` of them all, by entry id.
     const dead = Array.from({ length: partitions }, (_, p) => keys(aggregate).partition(p).dead)
     const outcomes = await runByNode(
@@ -174,24 +172,18 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
           if (fields[i] === name) return fields[i + 1] ?? ''
         return ''
       }
-      let body: unknown
-      try {
-        body = codec.decode(get('b'))
-      } catch {
-        body = get('b')
-      }
-      return {
+      return decodeDeadLetter<B>(codec, {
         deadId,
         aggregate,
         id: get('i'),
-        body: body as B,
+        body: get('b'),
         partition: Number(get('p')),
         entryId: get('e'),
         attempts: Number(get('a')),
         error: { name: get('n'), message: get('m') },
         consumerId: get('c'),
         fence: Number(get('f')),
-      }
+      })
     })
   }
 
