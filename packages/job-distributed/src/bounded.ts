@@ -120,3 +120,79 @@ export function bounded<T>(
     )
   })
 }
+
+/**
+ * An engine's own "unavailable" error class, made as
+ * `new (message, operation, { cause })`.
+ *
+ * @example
+ * ```ts
+ * const made: UnavailableErrorClass = StorageUnavailableError
+ * ```
+ */
+export type UnavailableErrorClass = new (
+  message: string,
+  operation: string,
+  options?: ErrorOptions,
+) => Error
+
+/**
+ * {@link boundedTo} and {@link bounded} bound to one engine: its error class,
+ * the package name its messages start with, and what its storage is called.
+ *
+ * @example
+ * ```ts
+ * const io: RoundTrips = roundTrips({ engine: '@my/engine', storage: 'MyDB', error: StorageUnavailableError })
+ * ```
+ */
+export interface RoundTrips {
+  /** Makes the engine's error: `<engine> <operation>: <message>`, with `cause` when given. */
+  readonly unavailable: Unavailable
+  /** {@link boundedTo} with the engine's error. */
+  boundedTo<T>(operation: string, ms: number, step: () => Promise<T>, to: Answer<T>): void
+  /** {@link bounded} with the engine's error. */
+  bounded<T>(
+    operation: string,
+    ms: number,
+    step: () => Promise<T>,
+    late?: (value: T) => void,
+  ): Promise<T>
+}
+
+/**
+ * Binds the bounded round trips to one engine, so every round trip of it
+ * fails with its own error class and its name first in the message.
+ *
+ * @example
+ * ```ts
+ * import { roundTrips, StorageUnavailableError } from '@vega/job-distributed'
+ *
+ * class MyDbUnavailableError extends StorageUnavailableError {
+ *   override readonly name = 'MyDbUnavailableError'
+ * }
+ * const { bounded } = roundTrips({ engine: '@my/engine', storage: 'MyDB', error: MyDbUnavailableError })
+ * const rows = await bounded('sweep', 5000, () => db.query('SELECT 1'))
+ * ```
+ */
+export function roundTrips(engine: {
+  /** The package, first in every message: `@vega/job-redis`. */
+  readonly engine: string
+  /** What the storage is called in messages: `Redis`, `Postgres`. */
+  readonly storage: string
+  readonly error: UnavailableErrorClass
+}): RoundTrips {
+  const { storage, error: UnavailableError } = engine
+  const unavailable: Unavailable = (message, operation, cause) =>
+    new UnavailableError(
+      `${engine.engine} ${operation}: ${message}`,
+      operation,
+      cause === undefined ? undefined : { cause },
+    )
+  return {
+    unavailable,
+    boundedTo: (operation, ms, step, to) =>
+      boundedTo(operation, ms, step, to, unavailable, storage),
+    bounded: (operation, ms, step, late) =>
+      bounded(operation, ms, step, unavailable, storage, late),
+  }
+}

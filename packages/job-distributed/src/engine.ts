@@ -54,6 +54,26 @@ export interface AcquireRequest {
 }
 
 /**
+ * One release, as a lease (or a waiter granted too late) sends it.
+ *
+ * @example
+ * ```ts
+ * const request: ReleaseRequest = { hash: 'k', id: 'a.1.1', kind: 'result', payload: '42', single: true }
+ * ```
+ */
+export interface ReleaseRequest {
+  /** The coordinated key's hash (`ctx.hash`). */
+  readonly hash: string
+  /** The holder id giving the key back. */
+  readonly id: string
+  readonly kind: ReleaseKind
+  /** The dedupe leader's outcome (`kind: 'result'`), else `''`. */
+  readonly payload: string
+  /** The key has one slot (limit 1): a release may hand it to the next waiter. */
+  readonly single: boolean
+}
+
+/**
  * The storage's answer to an {@link AcquireRequest}.
  *
  * @example
@@ -187,14 +207,7 @@ export interface CoordinationEngine {
    * hand-off when the release granted the key to the next waiter (a waiter of
    * this process then starts on the reply, not on its wake-up).
    */
-  releaseTo(
-    hash: string,
-    id: string,
-    kind: ReleaseKind,
-    payload: string,
-    single: boolean,
-    to: Answer<boolean | HandOff>,
-  ): void
+  releaseTo(request: ReleaseRequest, to: Answer<boolean | HandOff>): void
   /** Gives up a waiter's place, or the key if a release handed it over meanwhile. */
   leave(hash: string, id: string, single: boolean): Promise<boolean>
   /** Who holds a key with one slot: null when nobody does. */

@@ -2,8 +2,21 @@
 // an error made by another copy of this package (ESM and CJS both loaded).
 const LEASE_LOST = Symbol.for('@vega/job-distributed/LeaseLostError')
 const REMOTE_TASK = Symbol.for('@vega/job-distributed/RemoteTaskError')
+const STORAGE_UNAVAILABLE = Symbol.for('@vega/job-distributed/StorageUnavailableError')
 
-function hasBrand(error: unknown, brand: symbol): boolean {
+/**
+ * Whether `error` carries `brand`, a global symbol (`Symbol.for`) its class
+ * sets on each instance: unlike `instanceof`, it also knows an error made by
+ * another copy of the class's package (ESM and CJS both loaded, or two
+ * versions side by side).
+ *
+ * @example
+ * ```ts
+ * const BRAND = Symbol.for('@my/engine/MyError')
+ * if (hasBrand(error, BRAND)) console.warn('my engine failed')
+ * ```
+ */
+export function hasBrand(error: unknown, brand: symbol): boolean {
   return (
     typeof error === 'object' &&
     error !== null &&
@@ -93,4 +106,46 @@ export class RemoteTaskError extends Error {
  */
 export function isRemoteTaskError(error: unknown): error is RemoteTaskError {
   return hasBrand(error, REMOTE_TASK)
+}
+
+/**
+ * An engine's storage could not answer within `connectTimeoutMs`: the base
+ * of every engine's own error (`RedisUnavailableError`,
+ * `PostgresUnavailableError`), so code that runs on either engine can catch
+ * both with one check. The call ends in `error` with it; nothing is left
+ * behind in local state, and later calls try again.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await run(runtime, save)
+ * } catch (error) {
+ *   if (error instanceof StorageUnavailableError) return retryLater(error.operation)
+ *   throw error
+ * }
+ * ```
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name: string = 'StorageUnavailableError'
+  /** What the engine was doing: `acquire`, `renew`, `release`, `assertLease`, `tick`, … */
+  readonly operation: string
+
+  constructor(message: string, operation: string, options?: ErrorOptions) {
+    super(message, options)
+    this.operation = operation
+    Object.defineProperty(this, STORAGE_UNAVAILABLE, { value: true })
+  }
+}
+
+/**
+ * Whether `error` is a {@link StorageUnavailableError} (of any engine), also
+ * one made by another copy of this package.
+ *
+ * @example
+ * ```ts
+ * if (isStorageUnavailableError(error)) console.warn(`storage unavailable during ${error.operation}`)
+ * ```
+ */
+export function isStorageUnavailableError(error: unknown): error is StorageUnavailableError {
+  return hasBrand(error, STORAGE_UNAVAILABLE)
 }

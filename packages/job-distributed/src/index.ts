@@ -1,4 +1,12 @@
-export { type Answer, bounded, boundedTo, type Unavailable } from './bounded.js'
+export {
+  type Answer,
+  bounded,
+  boundedTo,
+  type RoundTrips,
+  roundTrips,
+  type Unavailable,
+  type UnavailableErrorClass,
+} from './bounded.js'
 export {
   type AckVerdict,
   type AttemptOutcome,
@@ -33,12 +41,12 @@ export {
   checkBusInteger,
   checkBusMessage,
   createBusConsumer,
-  describeBusValue,
   prepareBusConsumer,
   type ResolvedRetry,
   resolveBusOptions,
   resolveConsumeOptions,
 } from './bus/create-bus-consumer.js'
+export { checkDeadLettersCall, decodeDeadLetter } from './bus/dead-letters.js'
 export { BusReadLoop } from './bus/read-loop.js'
 export { type Codec, jsonCodec } from './codec.js'
 export {
@@ -58,10 +66,19 @@ export type {
   HandOff,
   LeaseVerdict,
   ReleaseKind,
+  ReleaseRequest,
   WakeListener,
   WakeMessage,
 } from './engine.js'
-export { isLeaseLostError, isRemoteTaskError, LeaseLostError, RemoteTaskError } from './errors.js'
+export {
+  hasBrand,
+  isLeaseLostError,
+  isRemoteTaskError,
+  isStorageUnavailableError,
+  LeaseLostError,
+  RemoteTaskError,
+  StorageUnavailableError,
+} from './errors.js'
 export { assertLease, fencingToken } from './fencing.js'
 export type { FencingToken } from './fencing-token.js'
 export { pause } from './internal/bus/pause.js'
@@ -73,6 +90,7 @@ export {
 } from './leader-context.js'
 export {
   type CommonCoordinationOptions,
+  checkCodec,
   describeValue,
   type ResolvedCoordinationOptions,
   resolveCoordinationOptions,

@@ -43,9 +43,34 @@ export interface ResolvedCoordinationOptions {
  */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`
+  if (typeof value === 'function') return 'a function'
   if (typeof value === 'object' && value !== null)
     return `an object (${value.constructor?.name ?? 'Object'})`
   return String(value)
+}
+
+/**
+ * The `codec` option checked, `jsonCodec` when it is undefined: a
+ * `TypeError` naming the value otherwise.
+ *
+ * @example
+ * ```ts
+ * const codec = checkCodec('createRedisAggregateBus(options)', options.codec)
+ * ```
+ */
+export function checkCodec(where: string, value: unknown): Codec {
+  const codec = (value ?? jsonCodec) as Codec
+  if (
+    codec === null ||
+    typeof codec !== 'object' ||
+    typeof codec.encode !== 'function' ||
+    typeof codec.decode !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeValue(codec)}.`,
+    )
+  }
+  return codec
 }
 
 /**
@@ -69,17 +94,7 @@ export function resolveCoordinationOptions(
       `${where}: leaseMs must be an integer ≥ 10 (milliseconds a grant holds without renewal), got ${describeValue(leaseMs)}.`,
     )
   }
-  const codec = (options.codec ?? jsonCodec) as Codec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    throw new TypeError(
-      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeValue(codec)}.`,
-    )
-  }
+  const codec = checkCodec(where, options.codec)
   const connectTimeoutMs = options.connectTimeoutMs ?? Math.min(leaseMs, 5000)
   if (
     typeof connectTimeoutMs !== 'number' ||

@@ -2,13 +2,13 @@ import { assertKnownKeys } from '@vega/job-core'
 import {
   type AggregateBusConsumer,
   type BusMessage,
-  checkBusAggregate,
-  checkBusInteger,
   checkBusMessage,
+  checkDeadLettersCall,
   createBusConsumer,
   type DeadLetter,
   type DeliveryHandler,
-  describeBusValue,
+  decodeDeadLetter,
+  describeValue,
   prepareBusConsumer,
   resolveBusOptions,
   type SendReceipt,
@@ -21,7 +21,6 @@ import type {
   PostgresAggregateBusOptions,
   SendOptions,
 } from './bus-types.js'
-import { isPostgresUnavailableError } from './errors.js'
 import { PostgresBusEngine } from './internal/bus/engine.js'
 import { BusListener } from './internal/bus/listener.js'
 import { PostgresBusStore } from './internal/bus/store.js'
@@ -41,7 +40,7 @@ function checkPool(pool: unknown): Pool {
     typeof candidate.Client !== 'function'
   ) {
     throw new TypeError(
-      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describeBusValue(pool)}.`,
+      `${where}: pool must be a pg Pool (new Pool(config) from 'pg'), got ${describeValue(pool)}.`,
     )
   }
   if ((pool as { ending?: unknown }).ending === true) {
@@ -59,7 +58,7 @@ function checkClient(where: string, client: unknown): PoolClient {
     typeof candidate.release !== 'function'
   ) {
     throw new TypeError(
-      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describeBusValue(client)}.`,
+      `${where}: client must be a pg PoolClient inside your open transaction (await pool.connect(), then BEGIN), got ${describeValue(client)}.`,
     )
   }
   return client as PoolClient
@@ -164,55 +163,35 @@ export function createPostgresAggregateBus(
       leaseMs,
       connectTimeoutMs,
       codec,
-      operationOf: (error) => (isPostgresUnavailableError(error) ? error.operation : undefined),
     })
     const transaction = consumeOptions.transaction ?? false
     if (typeof transaction !== 'boolean') {
       throw new TypeError(
-        `${at}: transaction must be true or false, got ${describeBusValue(transaction)}.`,
+        `${at}: transaction must be true or false, got ${describeValue(transaction)}.`,
       )
     }
     listener ??= new BusListener(pool, channel, connectTimeoutMs, config.onError)
-    const engine = new PostgresBusEngine({
-      store,
-      listener,
-      aggregate,
-      id: config.id,
-      partitions,
-      leaseMs,
-      connectTimeoutMs,
-      parallelism: config.parallelism,
-      transaction,
-      report: config.onError,
-    })
+    const engine = new PostgresBusEngine({ ...config, store, listener, transaction })
     return createBusConsumer(engine, config, handler as DeliveryHandler<unknown>)
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
-    const at = 'bus.deadLetters(aggregate, count)'
-    checkBusAggregate(at, aggregate)
-    checkBusInteger(at, 'count', count, 1, 1_000_000)
+    checkDeadLettersCall(aggregate, count)
     const rows = await store.deadLetters(aggregate, count)
-    return rows.map((row) => {
-      let body: unknown
-      try {
-        body = codec.decode(row.body)
-      } catch {
-        body = row.body
-      }
-      return {
+    return rows.map((row) =>
+      decodeDeadLetter<B>(codec, {
         deadId: row.deadId,
         aggregate,
         id: row.id,
-        body: body as B,
+        body: row.body,
         partition: row.partition,
         entryId: row.pos,
         attempts: row.attempts,
         error: { name: row.errorName, message: row.errorMessage },
         consumerId: row.consumer,
         fence: row.fence,
-      }
-    })
+      }),
+    )
   }
 
   return Object.freeze({

@@ -1,10 +1,15 @@
+import { hasBrand, StorageUnavailableError } from '@vega/job-distributed'
+
 const POSTGRES_UNAVAILABLE = Symbol.for('@vega/job-postgres/PostgresUnavailableError')
 
 /**
  * Postgres could not answer within `connectTimeoutMs`: it is stopped,
  * restarting, unreachable, or the pool had no free connection (the app
  * exhausted it). The call ends in `error` with it; nothing is left behind in
- * local state, and later calls try again.
+ * local state, and later calls try again. A `StorageUnavailableError` (from
+ * `@vega/job-distributed`) too, as `RedisUnavailableError` is: `operation`
+ * says what the package was doing (`acquire`, `renew`, `release`,
+ * `assertLease`, `tick`, …).
  *
  * @example
  * ```ts
@@ -16,14 +21,11 @@ const POSTGRES_UNAVAILABLE = Symbol.for('@vega/job-postgres/PostgresUnavailableE
  * }
  * ```
  */
-export class PostgresUnavailableError extends Error {
+export class PostgresUnavailableError extends StorageUnavailableError {
   override readonly name = 'PostgresUnavailableError'
-  /** What the package was doing: `acquire`, `renew`, `release`, `assertLease`, … */
-  readonly operation: string
 
   constructor(message: string, operation: string, options?: ErrorOptions) {
-    super(message, options)
-    this.operation = operation
+    super(message, operation, options)
     Object.defineProperty(this, POSTGRES_UNAVAILABLE, { value: true })
   }
 }
@@ -38,9 +40,5 @@ export class PostgresUnavailableError extends Error {
  * ```
  */
 export function isPostgresUnavailableError(error: unknown): error is PostgresUnavailableError {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { [key: symbol]: unknown })[POSTGRES_UNAVAILABLE] === true
-  )
+  return hasBrand(error, POSTGRES_UNAVAILABLE)
 }

@@ -194,7 +194,7 @@ describe('a silent partition between one consumer and Postgres', () => {
       )
       expect(left.rows[0].n).toBe(0)
       const warned = warn.mock.calls.map(([message]) => String(message)).join('\n')
-      expect(warned).toMatch(/PostgresUnavailableError: @vega\/job-postgres bus tick/)
+      expect(warned).toMatch(/PostgresUnavailableError: @vega\/job-postgres tick/)
     } finally {
       warn.mockRestore()
       hole.restore()

@@ -2,9 +2,16 @@
 
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, run, settle } from '@vega/job-core'
+import { isStorageUnavailableError, StorageUnavailableError } from '@vega/job-distributed'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { assertLease, createPostgresCoordination, fencingToken } from '../src/index.js'
+import {
+  assertLease,
+  createPostgresCoordination,
+  fencingToken,
+  isPostgresUnavailableError,
+  PostgresUnavailableError,
+} from '../src/index.js'
 
 // A pool that never connects: nothing here reaches a server.
 const pool = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none' })
@@ -94,5 +101,26 @@ describe('createPostgresCoordination(options)', () => {
       /holds no distributed lease .* withCoordinator\(taskFn, coordination\.<strategy>, \{ key \}\)/,
     )
     expect(asserted.message).toMatch(/^assertLease\(ctx\): task #\d+ holds no distributed lease/)
+  })
+})
+
+describe('PostgresUnavailableError', () => {
+  it("is @vega/job-distributed's StorageUnavailableError too; its guard knows one from another copy (its own brand) and no other engine's", () => {
+    const down = new PostgresUnavailableError('down', 'acquire', {
+      cause: new Error('ECONNREFUSED'),
+    })
+    expect(down).toBeInstanceOf(StorageUnavailableError)
+    expect(isStorageUnavailableError(down)).toBe(true)
+    expect(down).toMatchObject({ name: 'PostgresUnavailableError', operation: 'acquire' })
+    expect(String(down)).toBe('PostgresUnavailableError: down')
+    expect(isPostgresUnavailableError(down)).toBe(true)
+    expect(isPostgresUnavailableError(new StorageUnavailableError('down', 'acquire'))).toBe(false)
+    const foreign = Object.defineProperty(
+      new Error('down'),
+      Symbol.for('@vega/job-postgres/PostgresUnavailableError'),
+      { value: true },
+    )
+    expect(foreign instanceof PostgresUnavailableError).toBe(false)
+    expect(isPostgresUnavailableError(foreign)).toBe(true)
   })
 })

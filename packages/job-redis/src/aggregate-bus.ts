@@ -2,25 +2,24 @@ import { assertKnownKeys } from '@vega/job-core'
 import {
   type AggregateBusConsumer,
   type BusMessage,
-  checkBusAggregate,
-  checkBusInteger,
   checkBusMessage,
+  checkDeadLettersCall,
   createBusConsumer,
   type DeadLetter,
   type DeliveryHandler,
-  describeBusValue,
+  decodeDeadLetter,
+  describeValue,
   prepareBusConsumer,
   resolveBusOptions,
   type SendReceipt,
 } from '@vega/job-distributed'
 import { toGroupKey } from '@vega/job-scheduler'
 import type { ConsumeOptions, RedisAggregateBus, RedisAggregateBusOptions } from './bus-types.js'
-import { RedisUnavailableError } from './errors.js'
-import { bounded } from './internal/bounded.js'
 import { RedisBusEngine } from './internal/bus/engine.js'
 import { BusKeys } from './internal/bus/keys.js'
 import { commandStep, runByNode } from './internal/bus/nodes.js'
 import { busScripts } from './internal/bus/scripts.js'
+import { io } from './internal/io.js'
 import type { RedisClient } from './internal/redis-io.js'
 
 /** Orders stream entry ids (`<ms>-<seq>`) as Redis does. */
@@ -44,7 +43,7 @@ function checkRedis(redis: unknown): RedisClient {
     typeof client.status !== 'string'
   ) {
     throw new TypeError(
-      `${where}: redis must be an ioredis client (new Redis(url) or new Cluster(nodes)), got ${describeBusValue(redis)}.`,
+      `${where}: redis must be an ioredis client (new Redis(url) or new Cluster(nodes)), got ${describeValue(redis)}.`,
     )
   }
   if (client.status === 'end' || client.status === 'close') {
@@ -102,7 +101,7 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
   const { prefix } = options
   if (typeof prefix !== 'string' || prefix.trim() === '' || /\s/.test(prefix)) {
     throw new TypeError(
-      `${where}: prefix must be a non-empty string without whitespace (it starts every key), got ${describeBusValue(prefix)}.`,
+      `${where}: prefix must be a non-empty string without whitespace (it starts every key), got ${describeValue(prefix)}.`,
     )
   }
   const { partitions, leaseMs, codec, connectTimeoutMs } = resolveBusOptions(where, options)
@@ -120,9 +119,11 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
     const { aggregate, id, text } = checkBusMessage('bus.send(message)', message, codec)
     const partition = toGroupKey(id, partitions)
     const { stream, idle, wake } = keys(aggregate).partition(partition)
-    return bounded('send', connectTimeoutMs, () =>
-      busScripts.send.run(redis, [stream, idle], [wake, id, text]),
-    ).then((entryId) => ({ partition, entryId: entryId as string }))
+    return io
+      .bounded('send', connectTimeoutMs, () =>
+        busScripts.send.run(redis, [stream, idle], [wake, id, text]),
+      )
+      .then((entryId) => ({ partition, entryId: entryId as string }))
   }
 
   const consume = <B>(
@@ -142,27 +143,14 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
         leaseMs,
         connectTimeoutMs,
         codec,
-        operationOf: (error) =>
-          error instanceof RedisUnavailableError ? error.operation : undefined,
       },
     )
-    const engine = new RedisBusEngine({
-      redis,
-      keys: keys(aggregate),
-      id: config.id,
-      partitions,
-      leaseMs,
-      connectTimeoutMs,
-      parallelism: config.parallelism,
-      report: config.onError,
-    })
+    const engine = new RedisBusEngine({ ...config, redis, keys: keys(aggregate) })
     return createBusConsumer(engine, config, handler as DeliveryHandler<unknown>)
   }
 
   const deadLetters = async <B>(aggregate: string, count = 100): Promise<DeadLetter<B>[]> => {
-    const at = 'bus.deadLetters(aggregate, count)'
-    checkBusAggregate(at, aggregate)
-    checkBusInteger(at, 'count', count, 1, 1_000_000)
+    checkDeadLettersCall(aggregate, count)
     // One dead-letter stream per partition (its slot): the oldest `count` of them all, by entry id.
     const dead = Array.from({ length: partitions }, (_, p) => keys(aggregate).partition(p).dead)
     const outcomes = await runByNode(
@@ -184,24 +172,18 @@ export function createRedisAggregateBus(options: RedisAggregateBusOptions): Redi
           if (fields[i] === name) return fields[i + 1] ?? ''
         return ''
       }
-      let body: unknown
-      try {
-        body = codec.decode(get('b'))
-      } catch {
-        body = get('b')
-      }
-      return {
+      return decodeDeadLetter<B>(codec, {
         deadId,
         aggregate,
         id: get('i'),
-        body: body as B,
+        body: get('b'),
         partition: Number(get('p')),
         entryId: get('e'),
         attempts: Number(get('a')),
         error: { name: get('n'), message: get('m') },
         consumerId: get('c'),
         fence: Number(get('f')),
-      }
+      })
     })
   }
 

@@ -1,7 +1,9 @@
 // LeaseLostError and RemoteTaskError are every engine's: @vega/job-distributed's.
-// RedisUnavailableError carries a brand under a global symbol, so its guard
-// also knows an error made by another copy of this package (ESM and CJS both
-// loaded).
+// RedisUnavailableError extends its StorageUnavailableError, and carries its
+// own brand under a global symbol too, so its guard also knows an error made
+// by another copy of this package (ESM and CJS both loaded, or two versions side by side).
+import { hasBrand, StorageUnavailableError } from '@vega/job-distributed'
+
 export {
   isLeaseLostError,
   isRemoteTaskError,
@@ -11,18 +13,13 @@ export {
 
 const REDIS_UNAVAILABLE = Symbol.for('@vega/job-redis/RedisUnavailableError')
 
-function hasBrand(error: unknown, brand: symbol): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { [key: symbol]: unknown })[brand] === true
-  )
-}
-
 /**
  * Redis could not be reached within `connectTimeoutMs` (stopped, paused,
  * partitioned, or the client was closed). The call ends in `error` with it;
- * nothing is left behind in local state, and later calls try again.
+ * nothing is left behind in local state, and later calls try again. A
+ * `StorageUnavailableError` (from `@vega/job-distributed`) too, as
+ * `PostgresUnavailableError` is: `operation` says what the package was doing
+ * (`acquire`, `renew`, `release`, `assertLease`, `tick`, …).
  *
  * @example
  * ```ts
@@ -34,14 +31,11 @@ function hasBrand(error: unknown, brand: symbol): boolean {
  * }
  * ```
  */
-export class RedisUnavailableError extends Error {
+export class RedisUnavailableError extends StorageUnavailableError {
   override readonly name = 'RedisUnavailableError'
-  /** What the package was doing: `acquire`, `renew`, `release`, `assertLease`, … */
-  readonly operation: string
 
   constructor(message: string, operation: string, options?: ErrorOptions) {
-    super(message, options)
-    this.operation = operation
+    super(message, operation, options)
     Object.defineProperty(this, REDIS_UNAVAILABLE, { value: true })
   }
 }

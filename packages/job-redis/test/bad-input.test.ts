@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, run, settle, shutdown } from '@vega/job-core'
+import { isStorageUnavailableError, StorageUnavailableError } from '@vega/job-distributed'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -227,6 +228,22 @@ describe('error guards', () => {
     expect(foreign instanceof LeaseLostError).toBe(false)
     expect(isLeaseLostError(foreign)).toBe(true)
   })
+
+  it("RedisUnavailableError is @vega/job-distributed's StorageUnavailableError too, and its guard still knows one from version 1.0 (its own brand only)", () => {
+    const down = new RedisUnavailableError('down', 'renew', { cause: new Error('ECONNRESET') })
+    expect(down).toBeInstanceOf(StorageUnavailableError)
+    expect(isStorageUnavailableError(down)).toBe(true)
+    expect(down).toMatchObject({ name: 'RedisUnavailableError', operation: 'renew' })
+    expect(String(down)).toBe('RedisUnavailableError: down')
+    // Another engine's error is a StorageUnavailableError but not this one.
+    expect(isRedisUnavailableError(new StorageUnavailableError('down', 'renew'))).toBe(false)
+    const older = Object.defineProperty(
+      new Error('down'),
+      Symbol.for('@vega/job-redis/RedisUnavailableError'),
+      { value: true },
+    )
+    expect(isRedisUnavailableError(older)).toBe(true)
+  })
 })
 
 describe('the subscriber connection', () => {
@@ -254,7 +271,9 @@ describe('Redis unreachable', () => {
     expect(outcome.status).toBe('error')
     const error = (outcome as { error: unknown }).error
     expect(error).toBeInstanceOf(RedisUnavailableError)
-    expect((error as Error).message).toMatch(/the Redis client is closed/)
+    expect((error as Error).message).toMatch(
+      /^@vega\/job-redis acquire: the Redis client is closed/,
+    )
     expect(s.cluster.inspect()).toEqual({ waiters: 0, leases: 0, keys: 0 })
   })
 })

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os'
 import { assertKnownKeys } from '@vega/job-core'
 import { type NamedAggregate, toNamedAggregate } from '@vega/job-scheduler'
-import { type Codec, jsonCodec } from '../codec.js'
+import type { Codec } from '../codec.js'
+import { isStorageUnavailableError, type StorageUnavailableError } from '../errors.js'
 import { BusConsumer } from '../internal/bus/consumer.js'
 import { type ResolvedRetry, resolveRetry } from '../internal/bus/retry.js'
+import { checkCodec, describeValue } from '../options.js'
 import type { BusEngine, BusEntry, BusPartition } from './bus-engine.js'
 import type { AggregateBusConsumer, DeliveryHandler } from './bus-types.js'
 
@@ -66,7 +68,6 @@ export function createBusConsumer<P extends BusPartition, E extends BusEntry>(
  * ```ts
  * const config = prepareBusConsumer('bus.consume(aggregate, handler, options)', aggregate, handler, options, {
  *   engine: '@vega/job-postgres', known: ['transaction'], partitions, leaseMs, connectTimeoutMs, codec,
- *   operationOf: (e) => (isPostgresUnavailableError(e) ? e.operation : undefined),
  * })
  * ```
  */
@@ -82,13 +83,12 @@ export function prepareBusConsumer(
     readonly leaseMs: number
     readonly connectTimeoutMs: number
     readonly codec: Codec
-    readonly operationOf: (error: unknown) => string | undefined
   },
 ): BusConsumerConfig {
   const named = checkBusAggregate(where, aggregate)
   if (typeof handler !== 'function') {
     throw new TypeError(
-      `${where}: handler must be a function (delivery, signal) => …, got ${describeBusValue(handler)}.`,
+      `${where}: handler must be a function (delivery, signal) => …, got ${describeValue(handler)}.`,
     )
   }
   const { parallelism, retry } = resolveConsumeOptions(where, options, bus.known)
@@ -103,7 +103,7 @@ export function prepareBusConsumer(
     codec: bus.codec,
     parallelism,
     retry,
-    onError: busWarning(bus.engine, bus.leaseMs, id, bus.operationOf),
+    onError: busWarning(bus.engine, bus.leaseMs, id),
   }
 }
 
@@ -119,23 +119,6 @@ let consumers = 0
  */
 export function busConsumerId(): string {
   return `${hostname()}:${process.pid}:${++consumers}${Math.random().toString(36).slice(2, 6)}`
-}
-
-/**
- * A value as an error message shows it.
- *
- * @example
- * ```ts
- * describeBusValue('x') // "'x'"
- * ```
- */
-export function describeBusValue(value: unknown): string {
-  if (typeof value === 'string') return `'${value}'`
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'object' && value !== null) {
-    return `an object (${value.constructor?.name ?? 'Object'})`
-  }
-  return String(value)
 }
 
 /**
@@ -155,7 +138,7 @@ export function checkBusInteger(
 ): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(
-      `${where}: ${name} must be an integer from ${min} to ${max}, got ${describeBusValue(value)}.`,
+      `${where}: ${name} must be an integer from ${min} to ${max}, got ${describeValue(value)}.`,
     )
   }
   return value
@@ -172,14 +155,14 @@ export function checkBusInteger(
 export function checkBusAggregate(where: string, aggregate: unknown): string {
   if (typeof aggregate !== 'string' || /\s/.test(aggregate)) {
     throw new TypeError(
-      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order', got ${describeBusValue(aggregate)}.`,
+      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order', got ${describeValue(aggregate)}.`,
     )
   }
   try {
     toNamedAggregate(aggregate)
   } catch {
     throw new TypeError(
-      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order' (one dot, both parts non-empty), got ${describeBusValue(aggregate)}.`,
+      `${where}: aggregate must be a "context.Aggregate" string such as 'sales.Order' (one dot, both parts non-empty), got ${describeValue(aggregate)}.`,
     )
   }
   return aggregate
@@ -212,7 +195,7 @@ export function checkBusMessage(
   const aggregate = checkBusAggregate(where, given)
   if (typeof id !== 'string' || id === '') {
     throw new TypeError(
-      `${where}: id must be a non-empty string (the aggregate id), got ${describeBusValue(id)}.`,
+      `${where}: id must be a non-empty string (the aggregate id), got ${describeValue(id)}.`,
     )
   }
   try {
@@ -259,17 +242,7 @@ export function resolveBusOptions(
     )
   }
   const leaseMs = checkBusInteger(where, 'leaseMs (ms)', options.leaseMs, 30, 2 ** 31 - 1)
-  const codec = (options.codec ?? jsonCodec) as Codec
-  if (
-    codec === null ||
-    typeof codec !== 'object' ||
-    typeof codec.encode !== 'function' ||
-    typeof codec.decode !== 'function'
-  ) {
-    throw new TypeError(
-      `${where}: codec must be { encode(value): string, decode(text): unknown }, got ${describeBusValue(codec)}.`,
-    )
-  }
+  const codec = checkCodec(where, options.codec)
   const connectTimeoutMs = checkBusInteger(
     where,
     'connectTimeoutMs (ms)',
@@ -315,7 +288,7 @@ export function resolveConsumeOptions(
   }
   if (retryOption === null || typeof retryOption !== 'object') {
     throw new TypeError(
-      `${where}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describeBusValue(retryOption)}.`,
+      `${where}: retry must be a number of attempts or { attempts, delay?, retryIf? }, got ${describeValue(retryOption)}.`,
     )
   }
   assertKnownKeys(`${where} retry`, retryOption as Record<string, unknown>, RETRY_OPTIONS)
@@ -328,12 +301,12 @@ export function resolveConsumeOptions(
     (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0)
   ) {
     throw new RangeError(
-      `${where}: retry.delay must be a number of ms ≥ 0 or a function (attempt, error) => ms, got ${describeBusValue(delay)}.`,
+      `${where}: retry.delay must be a number of ms ≥ 0 or a function (attempt, error) => ms, got ${describeValue(delay)}.`,
     )
   }
   if (retryIf !== undefined && typeof retryIf !== 'function') {
     throw new TypeError(
-      `${where}: retry.retryIf must be a function (error, attempt) => boolean, got ${describeBusValue(retryIf)}.`,
+      `${where}: retry.retryIf must be a function (error, attempt) => boolean, got ${describeValue(retryIf)}.`,
     )
   }
   return {
@@ -348,24 +321,19 @@ export function resolveConsumeOptions(
 
 /**
  * Warns about errors a consumer recovers from, at most once per lease period
- * per consumer and operation (`tick`, `read`, `ack`, …; `operationOf` reads
- * it from the engine's unavailable error): a storage that stops answering
+ * per consumer and operation (`tick`, `read`, `ack`, …: the `operation` of
+ * a {@link StorageUnavailableError}): a storage that stops answering
  * shows every step it stopped, not only the first.
  *
  * @example
  * ```ts
- * const onError = busWarning('@vega/job-postgres', 10_000, id, (e) => (isPostgresUnavailableError(e) ? e.operation : undefined))
+ * const onError = busWarning('@vega/job-postgres', 10_000, id)
  * ```
  */
-export function busWarning(
-  engine: string,
-  leaseMs: number,
-  id: string,
-  operationOf: (error: unknown) => string | undefined,
-): (error: unknown) => void {
+export function busWarning(engine: string, leaseMs: number, id: string): (error: unknown) => void {
   const byOperation = new Map<string, { last: number; muted: number }>()
   return (error) => {
-    const operation = operationOf(error) ?? 'other'
+    const operation = isStorageUnavailableError(error) ? error.operation : 'other'
     let entry = byOperation.get(operation)
     if (entry === undefined) {
       entry = { last: Number.NEGATIVE_INFINITY, muted: 0 }

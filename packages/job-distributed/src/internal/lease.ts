@@ -162,7 +162,10 @@ export class Lease implements Answer<boolean | HandOff> {
     }
     // A lost lease may still be ours in the storage (a renewal that timed out): give it back too.
     this.home.releaseStarted()
-    this.io.releaseTo(this.hash, this.holderId, kind, payload, this.single, this)
+    this.io.releaseTo(
+      { hash: this.hash, id: this.holderId, kind, payload, single: this.single },
+      this,
+    )
   }
 
   /** The release's reply (Answer): the storage has the key back, or gave it to the next waiter. */

@@ -224,7 +224,11 @@ export class Waiter implements Answer<AcquireReply> {
 
   private undo(reply: AcquireReply): void {
     if (reply.kind === 'granted') {
-      this.io.releaseTo(this.hash, this.id, 'plain', '', this.limit === 1, IGNORED)
+      const single = this.limit === 1
+      this.io.releaseTo(
+        { hash: this.hash, id: this.id, kind: 'plain', payload: '', single },
+        IGNORED,
+      )
     }
   }
 

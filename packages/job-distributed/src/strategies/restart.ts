@@ -79,7 +79,9 @@ export function distributedRestart(node: LocalNode): Coordinator {
         },
         late(reply) {
           // A grant nobody waited for: the lease ended already, so give the key back here.
-          if (reply.kind === 'granted') node.io.releaseTo(hash, id, 'plain', '', true, IGNORED)
+          if (reply.kind === 'granted') {
+            node.io.releaseTo({ hash, id, kind: 'plain', payload: '', single: true }, IGNORED)
+          }
         },
       }),
     )

@@ -1,5 +1,5 @@
-import { bounded, pause } from '@vega/job-distributed'
-import { PostgresUnavailableError } from '../errors.js'
+import { pause } from '@vega/job-distributed'
+import { io } from './io.js'
 
 /**
  * One family of wake-ups on a pool's LISTEN connection: a coordination's
@@ -46,13 +46,6 @@ interface Round {
 /** The first pause before opening again; it doubles while opening keeps failing, up to {@link LAST_RETRY_MS}. */
 const FIRST_RETRY_MS = 50
 const LAST_RETRY_MS = 1000
-
-const unavailable = (message: string, operation: string, cause?: unknown): Error =>
-  new PostgresUnavailableError(
-    `@vega/job-postgres ${operation}: ${message}`,
-    operation,
-    cause === undefined ? undefined : { cause },
-  )
 
 const quoted = (channel: string): string => `"${channel.replaceAll('"', '""')}"`
 
@@ -140,13 +133,7 @@ export class ListenConnection {
         }
       })
       try {
-        await bounded(
-          'listen',
-          this.connectTimeoutMs(),
-          () => client.connect(),
-          unavailable,
-          'Postgres',
-        )
+        await io.bounded('listen', this.connectTimeoutMs(), () => client.connect())
         // Unref'd: the connection alone never keeps the process alive.
         ;(client as { connection?: { stream?: { unref?(): void } } }).connection?.stream?.unref?.()
         this.round = round
@@ -203,13 +190,7 @@ export class ListenConnection {
   }
 
   private on(round: Round, text: string): Promise<unknown> {
-    return bounded(
-      'listen',
-      this.connectTimeoutMs(),
-      () => round.client.query(text),
-      unavailable,
-      'Postgres',
-    )
+    return io.bounded('listen', this.connectTimeoutMs(), () => round.client.query(text))
   }
 
   private heard(channel: string, payload: string): void {

@@ -8,22 +8,15 @@ import {
   type CoordinationEngine,
   type HandOff,
   type LeaseVerdict,
-  type ReleaseKind,
+  type ReleaseRequest,
   type WakeListener,
 } from '@vega/job-distributed'
-import { PostgresUnavailableError } from '../errors.js'
 import type { PostgresPool } from '../pool.js'
 import { channelOf, migrate } from '../schema.js'
+import { io } from './io.js'
 import { Listener } from './listener.js'
 
 const NAME = '@vega/job-postgres'
-
-const unavailable = (message: string, operation: string, cause?: unknown) =>
-  new PostgresUnavailableError(
-    `${NAME} ${operation}: ${message}`,
-    operation,
-    cause === undefined ? undefined : { cause },
-  )
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex')
 
@@ -126,7 +119,7 @@ export class PgIO implements CoordinationEngine {
     if ((this.settings.pool as { ending?: boolean }).ending === true) {
       queueMicrotask(() =>
         to.failed(
-          unavailable(
+          io.unavailable(
             'the pool was ended (pool.end() was called); create the coordination with an open pool.',
             operation,
           ),
@@ -134,7 +127,7 @@ export class PgIO implements CoordinationEngine {
       )
       return
     }
-    boundedTo(operation, this.connectTimeoutMs, step, to, unavailable, this.storage)
+    boundedTo(operation, this.connectTimeoutMs, step, to, io.unavailable, this.storage)
   }
 
   private bounded<T>(operation: string, step: () => Promise<T>): Promise<T> {
@@ -215,14 +208,8 @@ export class PgIO implements CoordinationEngine {
     )
   }
 
-  releaseTo(
-    hash: string,
-    id: string,
-    kind: ReleaseKind,
-    payload: string,
-    single: boolean,
-    to: Answer<boolean | HandOff>,
-  ): void {
+  releaseTo(request: ReleaseRequest, to: Answer<boolean | HandOff>): void {
+    const { hash, id, kind, payload, single } = request
     const values = [hash, id, kind, payload, this.leaseMs, single, this.connectTimeoutMs]
     const step = () => this.statement('release', values).then((row) => this.parseRelease(row))
     this.send('release', step, to)
@@ -263,7 +250,7 @@ export class PgIO implements CoordinationEngine {
         'sweep',
         this.connectTimeoutMs,
         () => this.statement('sweep', [SWEEP_BATCH, this.connectTimeoutMs]),
-        unavailable,
+        io.unavailable,
         this.storage,
       ).catch(() => {})
     }, this.settings.sweepMs)

@@ -6,14 +6,14 @@ export type RedisClient = Redis | Cluster
 import type {
   AcquireReply,
   AcquireRequest,
+  Answer,
   CoordinationEngine,
   HandOff,
   LeaseVerdict,
-  ReleaseKind,
+  ReleaseRequest,
   WakeListener,
 } from '@vega/job-distributed'
-import { RedisUnavailableError } from '../errors.js'
-import { type Answer, boundedTo } from './bounded.js'
+import { io } from './io.js'
 import { KeyChannels } from './key-channels.js'
 import {
   ACQUIRE_ARGV,
@@ -140,8 +140,8 @@ export class RedisIO implements CoordinationEngine {
   /** Runs `step` with the timeout and tells `to` how it ended; a late success goes to `to.late` (to undo a grant nobody waits for). */
   send<T>(operation: string, step: () => Promise<T>, to: Answer<T>): void {
     if (this.redis.status === 'end') {
-      const error = new RedisUnavailableError(
-        `@vega/job-redis ${operation}: the Redis client is closed (quit or disconnect was called); create the coordination with an open client.`,
+      const error = io.unavailable(
+        'the Redis client is closed (quit or disconnect was called); create the coordination with an open client.',
         operation,
       )
       // Never synchronously: the caller finishes its own bookkeeping first.
@@ -149,7 +149,7 @@ export class RedisIO implements CoordinationEngine {
       return
     }
     this.gatherWrites()
-    boundedTo(operation, this.connectTimeoutMs, step, to)
+    io.boundedTo(operation, this.connectTimeoutMs, step, to)
   }
 
   /**
@@ -302,16 +302,10 @@ export class RedisIO implements CoordinationEngine {
    * the release handed a single-slot key to the next waiter, that hand-off
    * (what the key's channel was told).
    */
-  releaseTo(
-    hash: string,
-    id: string,
-    kind: ReleaseKind,
-    payload: string,
-    single: boolean,
-    to: Answer<boolean | HandOff>,
-  ): void {
-    const args = releaseArgs(this, hash, id, kind, payload, single)
-    const step = () => scripts.release.run(this.redis, RELEASE_KEYS[kind], args, parseRelease)
+  releaseTo(request: ReleaseRequest, to: Answer<boolean | HandOff>): void {
+    const args = releaseArgs(this, request)
+    const keys = RELEASE_KEYS[request.kind]
+    const step = () => scripts.release.run(this.redis, keys, args, parseRelease)
     this.send('release', step, to)
   }
 

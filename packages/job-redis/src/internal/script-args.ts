@@ -1,4 +1,4 @@
-import type { AcquireMode, ReleaseKind } from '@vega/job-distributed'
+import type { AcquireMode, ReleaseKind, ReleaseRequest } from '@vega/job-distributed'
 
 // The KEYS then ARGV of the coordination scripts, one array per call (see
 // the tables in scripts.ts): the layout is the protocol between processes.
@@ -85,14 +85,8 @@ export function acquireArgs(
 export const RELEASE_KEYS: Readonly<Record<ReleaseKind, number>> = { plain: 4, wake: 2, result: 3 }
 
 /** KEYS then ARGV of RELEASE for one kind. */
-export function releaseArgs(
-  io: ArgSource,
-  hash: string,
-  id: string,
-  kind: ReleaseKind,
-  payload: string,
-  single: boolean,
-): string[] {
+export function releaseArgs(io: ArgSource, request: ReleaseRequest): string[] {
+  const { hash, id, kind, payload, single } = request
   const base = io.base(hash)
   const holders = `${base}${holdersPart(single)}`
   const channel = io.channel(hash)

@@ -1,6 +1,7 @@
 import {
   type AckVerdict,
   type AttemptOutcome,
+  type BusConsumerConfig,
   type BusEngine,
   type BusReader,
   type BusReaderContext,
@@ -12,26 +13,19 @@ import {
   type LeaseTick,
 } from '@vega/job-distributed'
 import type { PoolClient } from 'pg'
+import { io } from '../io.js'
 import { Acker } from './acker.js'
-import { bounded } from './io.js'
 import type { BusListener } from './listener.js'
 import { type PostgresEntry, PostgresPartition } from './partition.js'
 import { Reader } from './reader.js'
 import type { PostgresBusStore } from './store.js'
 
-/** What one consumer's engine is made with. */
-export interface PostgresConsumerSettings {
+/** What one consumer's engine is made with: its config, and its storage and wake-ups. */
+export interface PostgresConsumerSettings extends BusConsumerConfig {
   readonly store: PostgresBusStore
   readonly listener: BusListener
-  readonly aggregate: string
-  readonly id: string
-  readonly partitions: number
-  readonly leaseMs: number
-  readonly connectTimeoutMs: number
-  readonly parallelism: number
   /** Each attempt runs in a transaction that also acknowledges it. */
   readonly transaction: boolean
-  readonly report: (error: unknown) => void
 }
 
 /**
@@ -49,7 +43,7 @@ export class PostgresBusEngine implements BusEngine<PostgresPartition, PostgresE
   private readonly leasesReady: Promise<void>
 
   constructor(private readonly settings: PostgresConsumerSettings) {
-    const { store, aggregate, id, partitions, report } = settings
+    const { store, aggregate, id, partitions, onError: report } = settings
     this.acker = new Acker(store, aggregate, id, report)
     this.leasesReady = store.ensureLeases(aggregate, partitions).catch((error: unknown) => {
       report(error)
@@ -155,10 +149,10 @@ export class PostgresBusEngine implements BusEngine<PostgresPartition, PostgresE
     p: PostgresPartition,
     handler: DeliveryHandler<unknown>,
   ): Promise<AttemptOutcome> => {
-    const { store, connectTimeoutMs, leaseMs, aggregate, id, report } = this.settings
+    const { store, connectTimeoutMs, leaseMs, aggregate, id, onError: report } = this.settings
     let tx: PoolClient
     try {
-      tx = await bounded(
+      tx = await io.bounded(
         'transaction',
         connectTimeoutMs,
         () => store.pool.connect(),
@@ -176,7 +170,7 @@ export class PostgresBusEngine implements BusEngine<PostgresPartition, PostgresE
     tx.on('error', onError)
     let open = false
     try {
-      await bounded('transaction', connectTimeoutMs, () =>
+      await io.bounded('transaction', connectTimeoutMs, () =>
         tx.query(`BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, leaseMs)}`),
       )
       open = true
@@ -191,7 +185,7 @@ export class PostgresBusEngine implements BusEngine<PostgresPartition, PostgresE
       if (p.lost.signal.aborted) return { kind: 'handled', verdict: 'refused' }
       const mine = await store.ackInTransaction(tx, aggregate, id, p, entry.seq)
       if (!mine) return { kind: 'handled', verdict: 'refused' }
-      await bounded('commit', connectTimeoutMs, () => tx.query('COMMIT'))
+      await io.bounded('commit', connectTimeoutMs, () => tx.query('COMMIT'))
       open = false
       return { kind: 'handled', verdict: 'acked' }
     } catch (error) {
@@ -200,11 +194,11 @@ export class PostgresBusEngine implements BusEngine<PostgresPartition, PostgresE
       return { kind: 'handled', verdict: 'unconfirmed' }
     } finally {
       if (open && broken === undefined) {
-        await bounded('rollback', connectTimeoutMs, () => tx.query('ROLLBACK')).catch(
-          (error: unknown) => {
+        await io
+          .bounded('rollback', connectTimeoutMs, () => tx.query('ROLLBACK'))
+          .catch((error: unknown) => {
             broken = error
-          },
-        )
+          })
       }
       tx.off('error', onError)
       // A connection in an unknown state is closed, not handed back to the pool.

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg'
-import { bounded } from './io.js'
+import { io } from '../io.js'
 import type { PostgresEntry, PostgresPartition } from './partition.js'
 import { type BusStatements, busStatements } from './statements.js'
 
@@ -58,7 +58,7 @@ export class PostgresBusStore {
   }
 
   private async query(operation: string, text: string, values: unknown[]): Promise<Row[]> {
-    return bounded(operation, this.connectTimeoutMs, async () => {
+    return io.bounded(operation, this.connectTimeoutMs, async () => {
       await this.ready()
       const result = await this.pool.query(text, [...values, this.connectTimeoutMs])
       return result.rows as Row[]
@@ -94,7 +94,7 @@ export class PostgresBusStore {
     }
     // Inside the caller's transaction: bounded too, but never retried or
     // reordered: the caller owns the transaction and sees the failure.
-    return bounded('send', this.connectTimeoutMs, async () => {
+    return io.bounded('send', this.connectTimeoutMs, async () => {
       await this.ready()
       const result = await client.query(this.sql.sendInTransaction, [
         aggregate,
@@ -152,7 +152,7 @@ export class PostgresBusStore {
   ): Promise<{ index: number; fence: number }[]> {
     const granted = (rows: Row[]) =>
       rows.map((row) => ({ index: Number(row.partition), fence: Number(row.fence) }))
-    const rows = await bounded(
+    const rows = await io.bounded(
       'tick',
       this.connectTimeoutMs,
       async () => {
@@ -249,7 +249,7 @@ export class PostgresBusStore {
     p: PostgresPartition,
     seq: number,
   ): Promise<boolean> {
-    const result = await bounded('ack', this.connectTimeoutMs, () =>
+    const result = await io.bounded('ack', this.connectTimeoutMs, () =>
       tx.query(this.sql.ackOne, [aggregate, me, p.index, p.fence, seq, this.connectTimeoutMs]),
     )
     return result.rows.length === 1

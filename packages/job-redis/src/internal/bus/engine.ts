@@ -1,5 +1,6 @@
 import type {
   AckVerdict,
+  BusConsumerConfig,
   BusEngine,
   BusReader,
   BusReaderContext,
@@ -8,7 +9,7 @@ import type {
   LeaseTick,
 } from '@vega/job-distributed'
 import { LeaseLostError } from '../../errors.js'
-import { bounded } from '../bounded.js'
+import { io } from '../io.js'
 import type { RedisClient } from '../redis-io.js'
 import { Acker } from './acker.js'
 import { type BusKeys, FENCE_TTL_MS, GROUP } from './keys.js'
@@ -18,16 +19,10 @@ import { type RawEntry, Reader } from './reader.js'
 import { busScripts } from './scripts.js'
 import { Wakeups } from './wakeups.js'
 
-/** What one consumer's engine is made with. */
-export interface RedisConsumerSettings {
+/** What one consumer's engine is made with: its config, and where it lives in Redis. */
+export interface RedisConsumerSettings extends BusConsumerConfig {
   readonly redis: RedisClient
   readonly keys: BusKeys
-  readonly id: string
-  readonly partitions: number
-  readonly leaseMs: number
-  readonly connectTimeoutMs: number
-  readonly parallelism: number
-  readonly report: (error: unknown) => void
 }
 
 /**
@@ -42,7 +37,7 @@ export class RedisBusEngine implements BusEngine<RedisPartition, RedisEntry> {
   private readonly acker: Acker
 
   constructor(private readonly settings: RedisConsumerSettings) {
-    this.acker = new Acker(settings.redis, settings.connectTimeoutMs, settings.report)
+    this.acker = new Acker(settings.redis, settings.connectTimeoutMs, settings.onError)
   }
 
   async tick(held: readonly RedisPartition[], want: boolean, probing: boolean): Promise<LeaseTick> {
@@ -117,7 +112,7 @@ export class RedisBusEngine implements BusEngine<RedisPartition, RedisEntry> {
     const count = outcomes.filter((outcome) => outcome.ok && outcome.value === 1).length
     if (count > 0 || leaving) {
       // The others take them now, not a lease later.
-      await bounded('release', connectTimeoutMs, () =>
+      await io.bounded('release', connectTimeoutMs, () =>
         busScripts.released.run(redis, [keys.members], [id, keys.ctl, leaving ? 1 : 0]),
       )
     }
@@ -143,7 +138,7 @@ export class RedisBusEngine implements BusEngine<RedisPartition, RedisEntry> {
     attempts: number,
   ): Promise<boolean> {
     const { redis, connectTimeoutMs, id } = this.settings
-    const moved = await bounded('deadLetter', connectTimeoutMs, () =>
+    const moved = await io.bounded('deadLetter', connectTimeoutMs, () =>
       busScripts.dead.run(
         redis,
         [p.own, p.stream, p.keys.dead],
@@ -212,6 +207,6 @@ export class RedisBusEngine implements BusEngine<RedisPartition, RedisEntry> {
 
   private reportFirst(outcomes: readonly Outcome[]): void {
     const failed = outcomes.find((outcome) => !outcome.ok)
-    if (failed !== undefined && !failed.ok) this.settings.report(failed.error)
+    if (failed !== undefined && !failed.ok) this.settings.onError(failed.error)
   }
 }

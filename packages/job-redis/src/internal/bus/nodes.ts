@@ -1,5 +1,5 @@
 import type { ChainableCommander, Cluster } from 'ioredis'
-import { boundedTo } from '../bounded.js'
+import { io } from '../io.js'
 import type { RedisClient } from '../redis-io.js'
 import { type BusScript, preload } from './scripts.js'
 
@@ -132,7 +132,7 @@ export function runByNode(
       if (--left === 0) resolve(outcomes)
     }
     for (const group of groups) {
-      boundedTo(
+      io.boundedTo(
         operation,
         ms,
         () =>
