@@ -43,3 +43,24 @@ export function busStatsWhen<Stats>(
   ms: number,
   what: string,
 ): Promise<Stats>
+
+/** What a consumer's stats say after it was fenced out. */
+export interface FencedOutStats {
+  readonly acksRefused: number
+  readonly handled: number
+  readonly leasesLost: number
+}
+
+/**
+ * The verdict of the fencing scenario, the same on every engine: consumer
+ * 0 (one partition, 9 messages over `slow`, `x`, `y`) was paused inside its
+ * slow handler past its lease, consumer 1 took the partition over. Process
+ * 0 entered one handler, before the pause, and none after it; its late
+ * acknowledgement was refused and counted as a lost lease; process 1
+ * handled all 9 messages before the resume, under a greater fence, in
+ * order per id.
+ */
+export function expectFencedOut(
+  lines: readonly LogLine[],
+  seen: { pausedAt: number; resumedAt: number; stats: FencedOutStats },
+): void

@@ -4,6 +4,7 @@
 
 import { fork } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { expect } from 'vitest'
 import { Worker } from './processes.mjs'
 
 /** Forks one bus process of `script` (producer or consumer) and waits until it says it is ready. */
@@ -122,4 +123,27 @@ export async function busStatsWhen(worker, holds, ms, what) {
     if (performance.now() > until) throw new Error(`not within ${ms} ms: ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
+}
+
+/**
+ * The verdict of the fencing scenario, the same on every engine: consumer
+ * 0 (one partition, 9 messages over `slow`, `x`, `y`) was paused inside its
+ * slow handler past its lease, consumer 1 took the partition over. Process
+ * 0 entered one handler, before the pause, and none after it; its late
+ * acknowledgement was refused and counted as a lost lease; process 1
+ * handled all 9 messages before the resume, under a greater fence, in
+ * order per id.
+ */
+export function expectFencedOut(lines, { pausedAt, resumedAt, stats }) {
+  const ofA = lines.filter((l) => l.proc === 0)
+  const ofB = lines.filter((l) => l.proc === 1)
+  expect(ofA.filter((l) => l.kind === 'E')).toHaveLength(1)
+  expect(ofA.filter((l) => l.kind === 'E' && l.at > pausedAt)).toEqual([])
+  expect(stats).toMatchObject({ acksRefused: 1, handled: 0 })
+  expect(stats.leasesLost).toBeGreaterThanOrEqual(1)
+  const fenceOfA = ofA[0].fence
+  expect(ofB.every((l) => l.fence > fenceOfA)).toBe(true)
+  expect(new Set(ofB.filter((l) => l.kind === 'X').map((l) => `${l.id}${l.seq}`)).size).toBe(9)
+  expect(ofB.filter((l) => l.kind === 'E' && l.at < resumedAt)).toHaveLength(9)
+  expect(checkLogs(ofB, ['slow', 'x', 'y'], 3, new Map()).violations).toEqual([])
 }

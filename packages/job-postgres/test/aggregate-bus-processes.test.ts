@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { busStatsWhen, checkLogs, readLogs } from '@vega/distributed-tests/bus-processes'
+import {
+  busStatsWhen,
+  checkLogs,
+  expectFencedOut,
+  type FencedOutStats,
+  readLogs,
+} from '@vega/distributed-tests/bus-processes'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BusWorker, startBusWorker } from './bus-processes.js'
@@ -162,26 +168,14 @@ describe('the aggregate bus across processes, on Postgres', () => {
     await eventually(async () => (await lag(r.schema)) === 0, 30_000, 'b handled everything')
     const resumedAt = now()
     a.kill('SIGCONT')
-    type Stats = { acksRefused: number; handled: number; leasesLost: number }
-    const stats = await busStatsWhen<Stats>(
+    const stats = await busStatsWhen<FencedOutStats>(
       a,
       (seen) => seen.acksRefused > 0,
       10_000,
       'a tried to acknowledge',
     )
     await stopAll([a, b])
-    const lines = readLogs(r.logs)
-    const ofA = lines.filter((l) => l.proc === 0)
-    const ofB = lines.filter((l) => l.proc === 1)
-    // a entered one handler before the pause and started none after it.
-    expect(ofA.filter((l) => l.kind === 'E')).toHaveLength(1)
-    expect(ofA.filter((l) => l.kind === 'E' && l.at > pausedAt)).toEqual([])
-    expect(stats).toMatchObject({ acksRefused: 1, handled: 0 })
-    const fenceOfA = (ofA[0] as { fence: number }).fence
-    expect(ofB.every((l) => l.fence > fenceOfA)).toBe(true)
-    expect(new Set(ofB.filter((l) => l.kind === 'X').map((l) => `${l.id}${l.seq}`)).size).toBe(9)
-    expect(ofB.filter((l) => l.kind === 'E' && l.at < resumedAt)).toHaveLength(9)
-    expect(checkLogs(ofB, ['slow', 'x', 'y'], 3, new Map()).violations).toEqual([])
+    expectFencedOut(readLogs(r.logs), { pausedAt, resumedAt, stats })
   }, 90_000)
 })
 

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { busStatsWhen, checkLogs, readLogs } from '@vega/distributed-tests/bus-processes'
+import {
+  busStatsWhen,
+  checkLogs,
+  expectFencedOut,
+  type FencedOutStats,
+  readLogs,
+} from '@vega/distributed-tests/bus-processes'
 import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -161,9 +167,8 @@ describe.each(targets)('the aggregate bus across processes, on $name', (where) =
     )
     const resumedAt = now()
     a.kill('SIGCONT')
-    type Stats = { acksRefused: number; handled: number; leasesLost: number }
     // Its slow handler ends after the resume, and acknowledges.
-    const stats = await busStatsWhen<Stats>(
+    const stats = await busStatsWhen<FencedOutStats>(
       a,
       (seen) => seen.acksRefused > 0,
       5000,
@@ -172,26 +177,6 @@ describe.each(targets)('the aggregate bus across processes, on $name', (where) =
     a.child.send({ cmd: 'stop' })
     b.child.send({ cmd: 'stop' })
     await Promise.all([a, b].map((w) => w.waitFor((m) => m.t === 'stopped', 20_000, 'stop')))
-
-    const lines = readLogs(logs)
-    const ofA = lines.filter((l) => l.proc === 0)
-    const ofB = lines.filter((l) => l.proc === 1)
-    // a entered one handler before the pause and started none after it.
-    expect(ofA.filter((l) => l.kind === 'E')).toHaveLength(1)
-    expect(ofA.filter((l) => l.kind === 'E' && l.at > pausedAt)).toEqual([])
-    // Its late result was refused; b handled every message, with a newer fence.
-    expect(stats).toMatchObject({ acksRefused: 1, handled: 0 })
-    expect(stats?.leasesLost).toBeGreaterThanOrEqual(1)
-    const fenceOfA = (ofA[0] as { fence: number }).fence
-    expect(ofB.every((l) => l.fence > fenceOfA)).toBe(true)
-    expect(new Set(ofB.filter((l) => l.kind === 'X').map((l) => `${l.id}${l.seq}`)).size).toBe(9)
-    expect(ofB.filter((l) => l.kind === 'E' && l.at < resumedAt)).toHaveLength(9)
-    const { violations } = checkLogs(
-      lines.filter((l) => l.proc === 1),
-      ['slow', 'x', 'y'],
-      3,
-      new Map(),
-    )
-    expect(violations).toEqual([])
+    expectFencedOut(readLogs(logs), { pausedAt, resumedAt, stats })
   }, 60_000)
 })
