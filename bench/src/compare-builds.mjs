@@ -1,5 +1,5 @@
 // Compares two builds of the packages in one process:
-//   node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,aggregate,…] [--rounds N] [--n N]
+//   node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,aggregate,…] [--rounds N] [--n N] [--cpu]
 // (or `pnpm --filter @vega/bench compare-builds ../../other-checkout ../..`).
 //
 // Each checkout must be built (`pnpm build`); its packages are imported from
@@ -8,7 +8,10 @@
 // report is the median of the per-round ratios B/A with its quartiles: a
 // round sees one machine load, so the ratio within a round is steadier than
 // two medians taken minutes apart (on a shared two-core box, separate full
-// runs of `pnpm bench` have seen their baselines move by 25 %). Not a
+// runs of `pnpm bench` have seen their baselines move by 25 %). `--cpu`
+// times each run by the process's CPU time (user + system, the collector's
+// helper threads included) instead of the wall clock: on a loaded machine
+// the time a run waits for a core is not its own. Not a
 // benchmark against peers: a tool for telling whether a change made a build
 // faster.
 
@@ -17,15 +20,16 @@ import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 
 const USAGE =
-  'usage: node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,tasks-1-listener,aggregate,debounce,dedupe-once,dedupe-per-call] [--rounds N] [--n N]'
+  'usage: node --expose-gc src/compare-builds.mjs <checkout A> <checkout B> [--only tasks,tasks-1-listener,aggregate,debounce,dedupe-once,dedupe-per-call] [--rounds N] [--n N] [--cpu]'
 
 function parse(argv) {
-  const options = { checkouts: [], only: undefined, rounds: 20, n: undefined }
+  const options = { checkouts: [], only: undefined, rounds: 20, n: undefined, cpu: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--only') options.only = argv[++i]?.split(',')
     else if (arg === '--rounds') options.rounds = Number(argv[++i])
     else if (arg === '--n') options.n = Number(argv[++i])
+    else if (arg === '--cpu') options.cpu = true
     else if (arg.startsWith('--')) throw new TypeError(`unknown option ${arg}\n${USAGE}`)
     else options.checkouts.push(arg)
   }
@@ -172,9 +176,15 @@ function quantile(values, p) {
   return sorted[Math.floor(p * (sorted.length - 1))]
 }
 
-async function timed(workload, build, n) {
+// A run's wall time as the workload measured it, or with `cpu` the CPU
+// time the whole process spent on it (runtime set-up included).
+async function timed(workload, build, n, cpu) {
   globalThis.gc()
-  return workload.run(build, n)
+  if (!cpu) return workload.run(build, n)
+  const before = process.cpuUsage()
+  await workload.run(build, n)
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 1000
 }
 
 async function main() {
@@ -187,8 +197,8 @@ async function main() {
     if (workload === undefined) throw new TypeError(`unknown workload ${name}\n${USAGE}`)
     const n = options.n ?? workload.n
     for (let w = 0; w < 2; w++) {
-      await timed(workload, a, n)
-      await timed(workload, b, n)
+      await timed(workload, a, n, options.cpu)
+      await timed(workload, b, n, options.cpu)
     }
     const ratios = []
     const times = { a: [], b: [] }
@@ -197,12 +207,12 @@ async function main() {
       const first = round % 2 === 0 ? 'a' : 'b'
       const second = first === 'a' ? 'b' : 'a'
       const builds = { a, b }
-      times[first].push(await timed(workload, builds[first], n))
-      times[second].push(await timed(workload, builds[second], n))
+      times[first].push(await timed(workload, builds[first], n, options.cpu))
+      times[second].push(await timed(workload, builds[second], n, options.cpu))
       ratios.push(times.b[round] / times.a[round])
     }
     console.log(
-      `${name.padEnd(16)} B/A ${quantile(ratios, 0.5).toFixed(3)} (quartiles ${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)}, ${options.rounds} rounds, n = ${n}); medians A ${quantile(times.a, 0.5).toFixed(0)} ms, B ${quantile(times.b, 0.5).toFixed(0)} ms`,
+      `${name.padEnd(16)} B/A ${quantile(ratios, 0.5).toFixed(3)} (quartiles ${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)}, ${options.rounds} rounds, n = ${n}${options.cpu ? ', CPU time' : ''}); medians A ${quantile(times.a, 0.5).toFixed(0)} ms, B ${quantile(times.b, 0.5).toFixed(0)} ms`,
     )
   }
 }

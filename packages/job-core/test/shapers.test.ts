@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import {
   CancelledError,
+  type Clock,
+  createRuntime,
   createTaskTag,
+  createTestClock,
   debounce,
   hashKey,
   inspect,
@@ -116,6 +119,41 @@ describe('debounce (trailing)', () => {
     expect(a2.state).toBe('parked:shaper')
     await clock.advance(100)
     expect(starts.at(-1)).toEqual([a2.id, 200])
+  })
+
+  it('a burst arms one timer per window, not one per call; one that fires early waits for the rest', async () => {
+    const clock = createTestClock()
+    let armed = 0
+    const counting: Clock = {
+      now: () => clock.now(),
+      setTimeout: (callback, ms) => {
+        armed++
+        return clock.setTimeout(callback, ms)
+      },
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+    }
+    const runtime = createRuntime({ clock: counting })
+    const starts: Array<[number, number]> = []
+    const search = withShaper(
+      (ctx: TaskContext) => {
+        starts.push([ctx.taskId, clock.now()])
+      },
+      debounce(100),
+      { key: 'q' },
+    )
+    for (let i = 0; i < 1_000; i++) run(runtime, search)
+    expect(armed).toBe(1)
+    await clock.advance(60)
+    const last = run(runtime, search)
+    // Armed for 100, the window's timer finds the end moved to 160: one more timer, for the rest.
+    await clock.advance(40)
+    expect(starts).toEqual([])
+    expect(armed).toBe(2)
+    await clock.advance(59)
+    expect(starts).toEqual([])
+    await clock.advance(1)
+    expect(starts).toEqual([[last.id, 160]])
+    expect(armed).toBe(2)
   })
 
   it('a survivor that fails rejects every merged caller with the same error, and nothing goes unhandled', async () => {

@@ -46,8 +46,12 @@ export class Attempt {
   readonly ticket: QueuedAttempt
   /** Made at the grant, which decides (see {@link grant}). */
   phase: AttemptPhase = 'deciding'
-  /** 1-based, set when the slot is taken: the attempts of the task started before this one, plus one. */
-  number = 0
+  /**
+   * 1-based: the attempts of the task started before this one, plus one;
+   * 0 for a job that no longer waits (withdrawn, or refused by `enqueue`),
+   * whose slot goes straight back.
+   */
+  readonly number: number
   /** The body was called (a task can end between the grant and the entry). */
   entered = false
   /** The `timeout.attempt` timer while the body decides, then the `abandonAfter` timer. */
@@ -57,6 +61,7 @@ export class Attempt {
   constructor(task: TaskRecord, ticket: QueuedAttempt) {
     this.task = task
     this.ticket = ticket
+    this.number = task.waiting === ticket ? task.attempt + 1 : 0
   }
 
   /**
@@ -67,13 +72,12 @@ export class Attempt {
    */
   grant(): void {
     const task = this.task
-    if (task.waiting !== this.ticket) {
+    if (this.number === 0) {
       // Picked by the backend before it learnt of the withdrawal.
       this.phase = 'released'
       this.releaseSlot()
       return
     }
-    this.number = task.attempt + 1
     task.waiting = undefined
     task.job = this
     task.core.bodies.slotTaken()

@@ -209,10 +209,7 @@ export type ResumeReason =
 /** Runs the pipeline again for a task that was parked; see `pipeline.ts`. */
 export type Resume = (task: TaskRecord, why: ResumeReason) => void
 
-/**
- * One open window of one shaper for one key in one runtime (the class is
- * `shaper-window.ts`'s): a held call is only the window's `pending`.
- */
+/** One open window of one shaper for one key in one runtime (`shaper-window.ts`): a held call is only its `pending`. */
 export interface ShaperWindow {
   /** The call that will be dispatched when the window ends (trailing edge). */
   pending: TaskRecord | undefined
@@ -220,6 +217,8 @@ export interface ShaperWindow {
   leader: TaskRecord | undefined
   timer: TimerHandle
   openedAt: number
+  /** When a debounce window ends; calls move it later, its timer catches up (`stages/shape.ts`). */
+  dueAt: number
   /** The caller promise every held call of the current burst shares; the survivor settles it. */
   burst: Deferred<unknown> | undefined
   /** The window's timer callback, made once. */

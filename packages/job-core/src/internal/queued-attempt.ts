@@ -28,8 +28,15 @@ const MADE_BY_KERNEL: unique symbol = Symbol('QueuedAttempt')
  */
 export class QueuedAttempt implements BackendJob {
   readonly #task: TaskRecord
-  /** Made by the first `start()`. */
-  #attempt: Attempt | undefined = undefined
+  /**
+   * Set by the first `start()`: the number of the attempt it granted (0
+   * for a withdrawn job, whose slot went straight back). Only the number,
+   * never the attempt: a job that waited has usually reached the old
+   * generation, whose references keep a young object alive through every
+   * minor collection until the next full one, so each finished attempt
+   * would be copied out (bench/README.md, Core 3).
+   */
+  #startedAs: number | undefined = undefined
 
   static {
     bindingsOf = (job) => job.#task.bindings
@@ -63,15 +70,15 @@ export class QueuedAttempt implements BackendJob {
    */
   start(): void {
     const task = this.#task
-    const granted = this.#attempt
-    if (granted !== undefined) {
+    const startedAs = this.#startedAs
+    if (startedAs !== undefined) {
       throw new IllegalStateError(
-        `Backend called job.start() again for task #${task.id}${granted.number === 0 ? '' : ` (attempt ${granted.number})`}: a job starts once. ` +
+        `Backend called job.start() again for task #${task.id}${startedAs === 0 ? '' : ` (attempt ${startedAs})`}: a job starts once. ` +
           'The second call is refused; the slot the first one took is released once, with release(job), when the body leaves.',
       )
     }
     const attempt = new Attempt(task, this)
-    this.#attempt = attempt
+    this.#startedAs = attempt.number
     attempt.grant()
   }
 }

@@ -19,6 +19,11 @@ export class ShaperWindow implements ShaperWindowShape {
   leader: TaskRecord | undefined = undefined
   timer: TimerHandle = undefined
   openedAt: number
+  /**
+   * When a debounce window ends: each call moves it later without touching
+   * the timer, which re-arms for what is left when it fires.
+   */
+  dueAt: number
   /** The caller promise every held call of the current burst shares; the survivor settles it. */
   burst: Deferred<unknown> | undefined = undefined
   /** The window's timer callback, made once: re-arming it allocates no closure. */
@@ -33,6 +38,7 @@ export class ShaperWindow implements ShaperWindowShape {
     onClose: (window: ShaperWindow) => void,
   ) {
     this.openedAt = core.clock.now()
+    this.dueAt = this.openedAt + shaper.ms
     this.close = () => onClose(this)
   }
 }

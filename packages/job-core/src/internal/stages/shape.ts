@@ -53,14 +53,15 @@ export function shape(task: TaskRecord): StageResult {
     result = 'ended'
   }
   if (shaper.kind === 'debounce') {
-    core.clock.clearTimeout(open.timer)
     // Holding the call read the clock (an ended call's time is not kept).
     const now = result === 'parked' ? task.since : core.clock.now()
-    const due =
+    // Later, never earlier (maxWait ≥ ms): the timer is left as it is, and
+    // catches up when it fires (closeWindow), so a burst arms a timer or
+    // two per window, not one per call.
+    open.dueAt =
       shaper.maxWait === undefined
         ? now + shaper.ms
         : Math.min(now + shaper.ms, open.openedAt + shaper.maxWait)
-    open.timer = core.clock.setTimeout(open.close, due - now)
   }
   return result
 }
@@ -80,6 +81,14 @@ function hold(window: ShaperWindow, task: TaskRecord): void {
 function closeWindow(window: ShaperWindow): void {
   const { core, shaper, windows, hash } = window
   if (windows.get(hash) !== window) return
+  if (shaper.kind === 'debounce') {
+    // Calls since the timer was armed moved the window's end: wait for the rest.
+    const left = window.dueAt - core.clock.now()
+    if (left > 0) {
+      window.timer = core.clock.setTimeout(window.close, left)
+      return
+    }
+  }
   const trailing = window.pending
   const burst = window.burst
   window.pending = undefined
