@@ -182,11 +182,20 @@ function byCallOrder(a: Task<unknown>, b: Task<unknown>): number {
  * out and skipped when the front reaches it, and the list is rebuilt once
  * most of it is settled, so a key with a thousand waiters costs O(1) per
  * call and per settle, and never holds more than about twice its live tasks.
+ *
+ * The entry stays in the index until every task it took in has been
+ * removed (its settle hook ran), not only until none is live: a task has
+ * ended before its settle hook runs, and a listener of that ending may end
+ * the others, so the front can find no live task while the ended one has
+ * still to be removed, and its removal must find this entry.
  */
 export class KeyPeers {
-  /** The scope whose index holds this entry; `undefined` once its last task has settled and it left the index. */
+  /** The scope whose index holds this entry; `undefined` once its last task was removed and it left the index. */
   scope: CoordinationScope | undefined
+  /** The earliest live task; `undefined` while only ended tasks wait for their removal. */
   first: Task<unknown> | undefined
+  /** Tasks taken in and not removed yet. */
+  private members = 1
   private later: (Task<unknown> | undefined)[] | undefined = undefined
   private head = 0
   /** Tasks in `later` that have neither settled nor moved to the front. */
@@ -198,20 +207,26 @@ export class KeyPeers {
   }
 
   add(task: Task<unknown>): void {
+    this.members++
+    if (this.first === undefined) {
+      this.first = task
+      return
+    }
     ;(this.later ??= []).push(task)
     this.laterLive++
   }
 
-  /** `task` settled; returns true when the key has no live task left. */
+  /** `task` settled; returns true when every task taken in has been removed. */
   remove(task: Task<unknown>): boolean {
+    this.members--
     if (task !== this.first) {
       this.laterLive--
       this.compact()
-      return false
+    } else {
+      // The next earliest moves to the front.
+      this.first = this.takeEarliest()
     }
-    // The next earliest moves to the front.
-    this.first = this.takeEarliest()
-    if (this.first !== undefined) return false
+    if (this.members !== 0) return false
     this.scope = undefined
     return true
   }
