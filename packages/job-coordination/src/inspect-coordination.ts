@@ -12,9 +12,9 @@ import { scopeOfRuntime } from './internal/scope.js'
 export interface CoordinationInspection {
   /** Whether `installCoordination` is installed in the runtime. */
   readonly installed: boolean
-  /** Keys with at least one live coordinated task (the peer index). */
+  /** Keys with at least one live coordinated task (in the peer index, or in a serialize or keepLatest lane). */
   readonly keys: number
-  /** Live coordinated tasks in the peer index. */
+  /** Coordinated tasks a coordinator decided that have not settled yet. */
   readonly tasks: number
   /** Keys holding strategy state (serialize queues, keepLatest slots). */
   readonly strategyKeys: number

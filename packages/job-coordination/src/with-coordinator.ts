@@ -1,6 +1,6 @@
 import { assertKnownKeys, hashKey, type Key, type TaskFn, tagTaskFn } from '@vega/job-core'
 import { isCoordinator } from './define-coordinator.js'
-import { CoordinationBinding, coordinationTag } from './internal/coordination-tag.js'
+import { bindingFor, coordinationTag } from './internal/coordination-tag.js'
 import { describeValue } from './internal/describe-value.js'
 import type { Coordinator } from './types.js'
 
@@ -71,5 +71,5 @@ export function withCoordinator<T>(
       { cause: error },
     )
   }
-  return tagTaskFn(taskFn, coordinationTag, new CoordinationBinding(coordinator, hash))
+  return tagTaskFn(taskFn, coordinationTag, bindingFor(coordinator, hash))
 }

@@ -133,3 +133,78 @@ describe(`${CALLS.toLocaleString('en')} calls over ${KEYS} keys: the heap return
     600_000,
   )
 })
+
+// withCoordinator shares one binding per coordinator and key between the
+// taskFns bound to them, and keeps a bounded number of them per coordinator.
+describe('bindings shared per coordinator and key', () => {
+  it.each(cases.filter((c) => c.shaped !== true))(
+    '$name, bound per call with a new key every call: the bindings kept stay bounded',
+    async ({ name, coordinator: make }) => {
+      const runtime = createRuntime({ plugins: [installCoordination] })
+      const coordinator = make()
+      let next = 0
+      const burst = async (): Promise<void> => {
+        const settled: Promise<unknown>[] = []
+        for (let i = 0; i < 2_000; i++) {
+          const key = ['fresh', next++]
+          settled.push(
+            run(
+              runtime,
+              withCoordinator(async () => key, coordinator, { key }),
+            ).promise.catch(() => {}),
+          )
+        }
+        await Promise.all(settled)
+      }
+      // Warm up past the bindings kept, so the baseline holds as many as are ever kept.
+      for (let i = 0; i < 3; i++) await burst()
+      const baseline = heapAfterGc()
+      // 40,000 keys never seen before: a binding (and its key's hash) kept per key would be megabytes.
+      for (let i = 0; i < 20; i++) await burst()
+      const after = heapAfterGc()
+      expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0, strategyKeys: 0 })
+      expect(
+        after - baseline,
+        `${name}: heap grew from ${baseline} to ${after} bytes`,
+      ).toBeLessThan(1_500_000)
+    },
+    600_000,
+  )
+
+  it.each(cases.filter((c) => c.shaped !== true))(
+    '$name: a runtime let go is collected, though the bindings its calls used are kept',
+    async ({ coordinator: make }) => {
+      const coordinator = make()
+      const collected = await (async () => {
+        let runtime: ReturnType<typeof createRuntime> | undefined = createRuntime({
+          plugins: [installCoordination],
+        })
+        const ref = new WeakRef(runtime)
+        const settled: Promise<unknown>[] = []
+        // Several calls per key, so each strategy takes its peer path and remembers its places.
+        for (let i = 0; i < 40; i++) {
+          const fn = withCoordinator(async () => i, coordinator, { key: ['let-go', i % 4] })
+          settled.push(run(runtime, fn).promise.catch(() => {}))
+        }
+        await Promise.all(settled)
+        runtime = undefined
+        return ref
+      })()
+      // A WeakRef's target is kept until the engine clears the objects it keeps
+      // for the job that made it, which a turn of the event loop does not always
+      // do at once: try a few turns (a runtime still reachable is never collected).
+      let alive = true
+      for (let turn = 0; turn < 10 && alive; turn++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        heapAfterGc()
+        alive = collected.deref() !== undefined
+      }
+      expect(alive, 'the runtime was not collected').toBe(false)
+      // The coordinator stays in use after that runtime is gone.
+      const runtime = createRuntime({ plugins: [installCoordination] })
+      const fn = withCoordinator(async () => 'again', coordinator, { key: ['let-go', 0] })
+      expect(await run(runtime, fn)).toBe('again')
+    },
+    60_000,
+  )
+})

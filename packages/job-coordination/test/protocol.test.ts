@@ -1,5 +1,5 @@
-import { createRuntime, isCancelledError, run, settle, type Task } from '@vega/job-core'
-import { describe, expect, it } from 'vitest'
+import { createRuntime, isCancelledError, run, settle, subscribe, type Task } from '@vega/job-core'
+import { describe, expect, it, vi } from 'vitest'
 import {
   type CoordinationContext,
   type CoordinationEventDraft,
@@ -243,6 +243,53 @@ describe('the context', () => {
       { intent: 5, peers: [2, 4] },
     ])
     await clock.runAll()
+  })
+
+  it('a call whose ending ends its key’s earlier call (from a listener) still settles its caller', async () => {
+    // The later call has ended, but its settle hook has not run yet, when the
+    // listener ends the earlier one: the key's index entry must wait for it.
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const proceed = defineCoordinator('proceed', (ctx) => ctx.proceed())
+    const hold = defineCoordinator('hold', (ctx) => {
+      ctx.intent.parkCoordinator()
+      return new Promise(() => {}) // never decides: the caller follows the task's ending
+    })
+    const earlier = run(
+      runtime,
+      withCoordinator(() => new Promise(() => {}), proceed, { key: 'k' }),
+    )
+    const later = run(
+      runtime,
+      withCoordinator(async () => 1, hold, { key: 'k' }),
+    )
+    subscribe(runtime, (event) => {
+      if (event.type === 'task:transition' && event.taskId === later.id && event.to === 'cancelled')
+        earlier.cancel()
+    })
+    const hookErrors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      later.cancel()
+      const outcomes = await Promise.allSettled([earlier.promise, later.promise])
+      expect(outcomes.map((o) => o.status === 'rejected' && isCancelledError(o.reason))).toEqual([
+        true,
+        true,
+      ])
+      expect(hookErrors).not.toHaveBeenCalled()
+    } finally {
+      hookErrors.mockRestore()
+    }
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, tasks: 0 })
+    // The key starts over: a new call has no peer.
+    const seen: number[] = []
+    const spy = defineCoordinator('spy', (ctx) => {
+      seen.push(ctx.peers().length)
+      return ctx.proceed()
+    })
+    await run(
+      runtime,
+      withCoordinator(async () => 2, spy, { key: 'k' }),
+    )
+    expect(seen).toEqual([0])
   })
 
   it('keeps peers in order whichever settles first, and dedupe follows the earliest still live', async () => {

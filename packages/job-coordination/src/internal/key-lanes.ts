@@ -58,7 +58,7 @@ function isWaiting(call: Call): boolean {
 }
 
 /**
- * One key's lane: how many admitted calls still have a body inside (or have
+ * One key's lane: its admitted calls that still have a body inside (or have
  * not ended yet), and who waits. A slot is given back when the call's task
  * has ended **and** its body has exited (the claim's exit hook), never at settle:
  * a cancelled or timed-out body that ignores its signal keeps its slot, so
@@ -68,21 +68,18 @@ function isWaiting(call: Call): boolean {
  * `queue` in call order in `order`; its caller holds the task's own promise
  * (`request.result`), so releasing it is `proceed()` and nothing else. The
  * claim's exit hook reaches the lane through the call's key (nothing is
- * registered per call) and tells an admitted call from a waiter without a
- * lookup: a call whose body started was admitted, and so was one the lane
- * admitted whose body has not started yet (`notStarted`, empty while bodies
- * start as they are admitted); any other call that ends was still parked,
- * and leaves the lane at once.
+ * registered per call); a call that ends and is not one of the admitted
+ * ones was still parked, and leaves the lane at once.
  */
 export class KeyLane implements KeyState {
-  /** Admitted calls whose task is live or whose body is still inside. */
-  inside = 0
+  /**
+   * Admitted calls whose task is live or whose body is still inside: the
+   * lane's slots. A call is here from just before its `proceed()` (it may
+   * end, and exit, before that returns) until its exit.
+   */
+  private readonly admitted = new Set<Task<unknown>>()
   private waiters: LaneWaiters | undefined = undefined
   private pumping = false
-  /** The call being admitted: it may end, and exit, before its `proceed()` returns. */
-  private admitting: Task<unknown> | undefined = undefined
-  /** Admitted calls whose body did not start when they were admitted (the runtime's slots were full, a dependency waits). */
-  private notStarted: Set<Task<unknown>> | undefined = undefined
   readonly lanes: KeyLanes
   /** The scope whose store holds this lane; `undefined` once it is idle and forgotten. */
   scope: CoordinationScope | undefined
@@ -96,8 +93,7 @@ export class KeyLane implements KeyState {
 
   /** A call of this lane ended and its body left: it frees its slot, or its place in the queue. */
   exited(task: Task<unknown>): void {
-    if (this.wasAdmitted(task)) {
-      this.inside--
+    if (this.admitted.delete(task)) {
       this.pump()
       return
     }
@@ -119,6 +115,18 @@ export class KeyLane implements KeyState {
     this.forgetIfIdle()
   }
 
+  /** Appends the lane's live calls: admitted ones that have not ended, and every waiter. */
+  collectLive(into: Task<unknown>[]): void {
+    const calls: Task<unknown>[] = [...this.admitted]
+    const waiters = this.waiters
+    if (waiters !== undefined) {
+      for (const call of waiters.current()) calls.push(call.task)
+      for (const call of waiters.abandoned.values()) calls.push(call.task)
+    }
+    // An admitted call keeps its slot after it ends, until its body leaves.
+    for (const task of calls) if (!isTerminalState(task.state)) into.push(task)
+  }
+
   /** Calls parked behind this key, of every generation (inspection). */
   get waiting(): number {
     const waiters = this.waiters
@@ -128,23 +136,13 @@ export class KeyLane implements KeyState {
   get hasRoom(): boolean {
     return (
       (this.waiters === undefined || this.waiters.queued === 0) &&
-      this.inside < this.lanes.concurrency
+      this.admitted.size < this.lanes.concurrency
     )
   }
 
   admit(call: Call): Promise<unknown> {
-    this.inside++
-    const task = call.task
-    const outer = this.admitting
-    this.admitting = task
-    try {
-      return call.proceed()
-    } finally {
-      this.admitting = outer
-      if (task.attempt === 0 && !isTerminalState(task.state)) {
-        ;(this.notStarted ??= new Set()).add(task)
-      }
-    }
+    this.admitted.add(call.task)
+    return call.proceed()
   }
 
   park(call: Call): Promise<unknown> {
@@ -183,7 +181,7 @@ export class KeyLane implements KeyState {
     if (waiters !== undefined && !this.pumping) {
       this.pumping = true
       try {
-        while (this.inside < this.lanes.concurrency && waiters.queued > 0) {
+        while (this.admitted.size < this.lanes.concurrency && waiters.queued > 0) {
           const turn = waiters.latest
           if (turn !== undefined) {
             waiters.latest = undefined
@@ -220,18 +218,6 @@ export class KeyLane implements KeyState {
     waiters.queued = 0
   }
 
-  /** Whether `task`, which ended and left, was admitted (not a waiter): see the class comment. */
-  private wasAdmitted(task: Task<unknown>): boolean {
-    const notStarted = this.notStarted
-    if (task.attempt !== 0) {
-      notStarted?.delete(task)
-      return true
-    }
-    return (
-      this.waiters === undefined || task === this.admitting || notStarted?.delete(task) === true
-    )
-  }
-
   /** Skips every waiter, of every generation, with `reason`. */
   skipAll(reason: string): void {
     const waiters = this.waiters
@@ -250,7 +236,7 @@ export class KeyLane implements KeyState {
 
   forgetIfIdle(): void {
     const scope = this.scope
-    if (scope !== undefined && this.inside === 0 && this.waiting === 0) {
+    if (scope !== undefined && this.admitted.size === 0 && this.waiting === 0) {
       this.lanes.store.delete(scope, this.hash, this)
       this.scope = undefined
     }

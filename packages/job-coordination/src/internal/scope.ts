@@ -2,10 +2,12 @@ import { isTerminalState, type PluginHost, type Runtime, type Task } from '@vega
 import type { CoordinationBinding } from './coordination-tag.js'
 import type { Strategy } from './strategy.js'
 
-/** Per-key state a strategy keeps (a serialize queue, a keepLatest slot). */
+/** Per-key state a strategy keeps (a serialize or keepLatest lane). */
 export interface KeyState {
   /** Calls parked behind this key, for inspection. */
   readonly waiting: number
+  /** Appends the live calls this state holds (admitted or waiting), in any order. */
+  collectLive(into: Task<unknown>[]): void
 }
 
 /**
@@ -14,12 +16,19 @@ export interface KeyState {
  * task, so memory follows live keys, never keys seen. The claim's hooks
  * (`settled`, `exited`) are told of every call the handler decided: nothing
  * is registered per call.
+ *
+ * The peers of a call are every live call of its key, whatever their
+ * strategy. A strategy whose per-key state already lists its calls (the
+ * lanes of serialize and keepLatest: `Strategy.listsItsCalls`) keeps them
+ * out of the index, so a key only they use costs no index entry: the
+ * index holds the other calls, and a read of a key's peers adds what the
+ * key's states hold ({@link firstOf}, {@link peersOf}).
  */
 export class CoordinationScope {
   readonly host: PluginHost
-  /** hash → its live coordinated tasks, in the order they reached a coordinator. */
+  /** hash → its live indexed calls, in the order they reached a coordinator. */
   private readonly keys = new Map<string, KeyPeers>()
-  /** Tracked tasks that have not settled yet (inspection). */
+  /** Calls the handler decided that have not settled yet (inspection). */
   private tracked = 0
   /** store owner (one per stateful coordinator) → hash → state. */
   readonly stores: Map<object, Map<string, KeyState>> = new Map()
@@ -37,17 +46,19 @@ export class CoordinationScope {
   }
 
   /**
-   * Indexes `task` under its binding's hash: every call the handler is asked
-   * to decide, from then until it settles (see {@link settled}).
+   * Counts `task` in, every call the handler is asked to decide, and indexes
+   * it under its binding's hash unless its strategy lists its own calls
+   * (see {@link isIndexed}); until it settles (see {@link settled}).
    */
   track(binding: CoordinationBinding, task: Task<unknown>): void {
+    this.tracked++
+    if (!isIndexed(binding)) return
     const peers = this.entryOf(binding)
     if (peers === undefined) {
       const created = new KeyPeers(this, task)
       this.keys.set(binding.hash, created)
       binding.peers = created
     } else peers.add(task)
-    this.tracked++
   }
 
   /** Calls `ended` if `task` ends while undecided (at once if it already has). */
@@ -64,8 +75,10 @@ export class CoordinationScope {
   /** The claim's `onSettled`: `task`, which the handler decided, ended. */
   settled(task: Task<unknown>, binding: CoordinationBinding): void {
     this.tracked--
-    const peers = this.entryOf(binding)!
-    if (peers.remove(task)) this.keys.delete(binding.hash)
+    if (isIndexed(binding)) {
+      const peers = this.entryOf(binding)!
+      if (peers.remove(task)) this.keys.delete(binding.hash)
+    }
     if (binding.leading === task) binding.leading = undefined
     if (this.undecided.size === 0) return
     const ended = this.undecided.get(task)
@@ -87,16 +100,47 @@ export class CoordinationScope {
     strategy?.exited?.(this, task, binding)
   }
 
-  /** The earliest live task of `binding`'s key, without building the peers array. */
-  firstOf(binding: CoordinationBinding): Task<unknown> | undefined {
-    return this.entryOf(binding)?.first
+  /**
+   * The earliest live call of `binding`'s key other than `intent`, without
+   * building the peers array: what dedupe follows and exhaust defers to.
+   */
+  firstOf(
+    binding: CoordinationBinding,
+    intent: Task<unknown> | undefined,
+  ): Task<unknown> | undefined {
+    // The index holds its calls earliest first, `intent` (when indexed) last.
+    const indexed = this.entryOf(binding)?.first
+    const first = indexed === intent ? undefined : indexed
+    if (this.stores.size === 0) return first
+    const held = this.heldBy(binding.hash, intent)
+    if (held === undefined) return first
+    if (first !== undefined) held.push(first)
+    return held.sort(byCallOrder)[0]
   }
 
-  /** The other live tasks of `binding`'s key, earliest first. */
+  /** The other live calls of `binding`'s key, earliest first. */
   peersOf(binding: CoordinationBinding, intent: Task<unknown>): Task<unknown>[] {
     const peers: Task<unknown>[] = []
     this.entryOf(binding)?.collectLive(peers, intent)
-    return peers
+    if (this.stores.size === 0) return peers
+    const held = this.heldBy(binding.hash, intent)
+    if (held === undefined) return peers
+    // A call a coordinator of one's own handed to a lane is both indexed and held.
+    return [...new Set([...peers, ...held])].sort(byCallOrder)
+  }
+
+  /** The live calls of `hash` the strategies' per-key states hold, but `intent`; `undefined` for none. */
+  private heldBy(hash: string, intent: Task<unknown> | undefined): Task<unknown>[] | undefined {
+    let held: Task<unknown>[] | undefined
+    for (const states of this.stores.values()) {
+      const state = states.get(hash)
+      if (state === undefined) continue
+      held ??= []
+      state.collectLive(held)
+    }
+    if (held === undefined || intent === undefined) return held
+    const others = held.filter((task) => task !== intent)
+    return others.length === 0 ? undefined : others
   }
 
   /** The index's entry for `binding`'s key: the one the binding remembers while it is this scope's and live, else looked up (and remembered). */
@@ -108,9 +152,28 @@ export class CoordinationScope {
     return peers
   }
 
+  /** Keys with a live call (indexed, or held by a strategy's state), and calls not settled yet. */
   sizes(): { keys: number; tasks: number } {
-    return { keys: this.keys.size, tasks: this.tracked }
+    const keys = new Set(this.keys.keys())
+    for (const states of this.stores.values()) {
+      for (const [hash, state] of states) {
+        const live: Task<unknown>[] = []
+        state.collectLive(live)
+        if (live.length !== 0) keys.add(hash)
+      }
+    }
+    return { keys: keys.size, tasks: this.tracked }
   }
+}
+
+/** Whether calls of `binding` go in the index: unless its strategy's per-key state lists them. */
+function isIndexed(binding: CoordinationBinding): boolean {
+  return binding.strategy?.listsItsCalls !== true
+}
+
+/** Earliest first: task ids follow the order calls were made. */
+function byCallOrder(a: Task<unknown>, b: Task<unknown>): number {
+  return a.id - b.id
 }
 
 /**
@@ -119,11 +182,20 @@ export class CoordinationScope {
  * out and skipped when the front reaches it, and the list is rebuilt once
  * most of it is settled, so a key with a thousand waiters costs O(1) per
  * call and per settle, and never holds more than about twice its live tasks.
+ *
+ * The entry stays in the index until every task it took in has been
+ * removed (its settle hook ran), not only until none is live: a task has
+ * ended before its settle hook runs, and a listener of that ending may end
+ * the others, so the front can find no live task while the ended one has
+ * still to be removed, and its removal must find this entry.
  */
 export class KeyPeers {
-  /** The scope whose index holds this entry; `undefined` once its last task has settled and it left the index. */
+  /** The scope whose index holds this entry; `undefined` once its last task was removed and it left the index. */
   scope: CoordinationScope | undefined
+  /** The earliest live task; `undefined` while only ended tasks wait for their removal. */
   first: Task<unknown> | undefined
+  /** Tasks taken in and not removed yet. */
+  private members = 1
   private later: (Task<unknown> | undefined)[] | undefined = undefined
   private head = 0
   /** Tasks in `later` that have neither settled nor moved to the front. */
@@ -135,20 +207,26 @@ export class KeyPeers {
   }
 
   add(task: Task<unknown>): void {
+    this.members++
+    if (this.first === undefined) {
+      this.first = task
+      return
+    }
     ;(this.later ??= []).push(task)
     this.laterLive++
   }
 
-  /** `task` settled; returns true when the key has no live task left. */
+  /** `task` settled; returns true when every task taken in has been removed. */
   remove(task: Task<unknown>): boolean {
+    this.members--
     if (task !== this.first) {
       this.laterLive--
       this.compact()
-      return false
+    } else {
+      // The next earliest moves to the front.
+      this.first = this.takeEarliest()
     }
-    // The next earliest moves to the front.
-    this.first = this.takeEarliest()
-    if (this.first !== undefined) return false
+    if (this.members !== 0) return false
     this.scope = undefined
     return true
   }

@@ -22,7 +22,7 @@ import type { CoordinationScope } from './scope.js'
  */
 export interface Strategy {
   /**
-   * Decides one call (already indexed as a peer of its key, last): returns
+   * Decides one call (already a peer of its key's later calls): returns
    * `request.proceed()`, `request.follow(peer, …)`, `request.skip(…)`, or
    * parks it and returns what its caller waits on.
    */
@@ -45,6 +45,12 @@ export interface Strategy {
   readonly exited?:
     | ((scope: CoordinationScope, task: Task<unknown>, binding: CoordinationBinding) => void)
     | undefined
+  /**
+   * `true` for a rule whose per-key state (a `KeyState` in the scope's
+   * stores) lists every live call it decided: the peer index then leaves
+   * its calls out, and a read of a key's peers asks that state instead.
+   */
+  readonly listsItsCalls?: true | undefined
 }
 
 // Which coordinators are built-ins. A module-internal WeakMap rather than a

@@ -19,9 +19,9 @@ import type { Coordinator } from '../types.js'
 export const exhaustCoordinator: Coordinator = defineStrategy('exhaust', {
   decide(scope, request) {
     const { binding, task } = request
-    // The call itself is indexed (last): it runs only when no other call of its key lives.
-    const running = scope.firstOf(binding)!
-    if (running === task) return request.proceed()
+    // It runs only when no other call of its key lives.
+    const running = scope.firstOf(binding, task)
+    if (running === undefined) return request.proceed()
     const bus = scope.host.events
     if (bus.active) {
       bus.emit({
