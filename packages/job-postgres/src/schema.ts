@@ -27,8 +27,9 @@ INSERT INTO ${s}.instance DEFAULT VALUES;
 
 CREATE TABLE ${s}.fences (
   key text PRIMARY KEY,
-  fence bigint NOT NULL
-);
+  fence bigint NOT NULL,
+  busy int NOT NULL DEFAULT 0
+) WITH (fillfactor = 70);
 
 CREATE TABLE ${s}.holders (
   key text NOT NULL,
@@ -68,6 +69,12 @@ ${coordinationFunctions(s, schema)}`,
  * and atomic. Every step on a key first locks the key's fence row, so two
  * decisions on one key never interleave; different keys never wait on each
  * other. Time is the server's (clock_timestamp()), never a process's.
+ * `fences.busy` is never less than the key's rows in holders and waiters:
+ * every insert there adds one under the fence row's lock, a release takes
+ * its own row off, and a release that hands nothing on (or a waiter that
+ * leaves) recounts. A key at 0 is free and nobody waits for it, so a first
+ * ask grants it in one statement and its release hands nothing on, as a
+ * hand lease would.
  * Wake-ups go out with pg_notify on one channel per schema, delivered at
  * commit: `<md5(key)>\n<kind>[\n<id>…]`.
  */
@@ -93,10 +100,19 @@ $$;
 CREATE FUNCTION ${s}.grant_key(p_key text, p_id text, p_until timestamptz) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE v_fence bigint;
 BEGIN
-  UPDATE ${s}.fences SET fence = fence + 1 WHERE key = p_key RETURNING fence INTO v_fence;
+  UPDATE ${s}.fences SET fence = fence + 1, busy = busy + 1 WHERE key = p_key RETURNING fence INTO v_fence;
   INSERT INTO ${s}.holders (key, holder, expires_at) VALUES (p_key, p_id, p_until)
     ON CONFLICT (key, holder) DO UPDATE SET expires_at = EXCLUDED.expires_at;
   RETURN v_fence;
+END $$;
+
+-- busy may still count rows that left without it (swept, evicted, superseded,
+-- handed over): a step that may have left the key free counts what is left.
+CREATE FUNCTION ${s}.recount(p_key text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE ${s}.fences SET busy = (SELECT count(*) FROM ${s}.holders WHERE key = p_key)
+    + (SELECT count(*) FROM ${s}.waiters WHERE key = p_key)
+    WHERE key = p_key;
 END $$;
 
 -- A single-slot key whose holder left goes straight to the first live waiter:
@@ -130,7 +146,23 @@ DECLARE
   v_seq bigint;
   v_holder text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  IF p_recheck OR p_follow <> '-' THEN
+    PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  ELSE
+    -- A call's first ask tries the key as a hand lease would: one statement
+    -- grants a key nobody holds or waits for (busy = 0) without reading the
+    -- other tables. On a busy key it only locks the fence row, as lock_key.
+    PERFORM set_config('lock_timeout', p_wait_ms::text, true);
+    WITH free AS (
+      INSERT INTO ${s}.fences AS f (key, fence, busy) VALUES (p_key, 1, 1)
+        ON CONFLICT (key) DO UPDATE SET fence = f.fence + 1, busy = 1 WHERE f.busy = 0
+        RETURNING f.fence
+    ), held AS (
+      INSERT INTO ${s}.holders (key, holder, expires_at) SELECT p_key, p_id, v_until FROM free
+    )
+    SELECT free.fence INTO fence FROM free;
+    IF FOUND THEN kind := 1; RETURN; END IF;
+  END IF;
   -- Whoever touches a key sweeps its expired rows (dead processes' leases and places).
   DELETE FROM ${s}.holders WHERE key = p_key AND expires_at <= v_now;
   IF p_mode = 'take' THEN
@@ -199,6 +231,7 @@ BEGIN
     END IF;
     INSERT INTO ${s}.waiters (key, waiter, seq, expires_at)
       VALUES (p_key, p_id, nextval('${s}.waiter_seq'), v_until);
+    UPDATE ${s}.fences SET busy = busy + 1 WHERE key = p_key;
   ELSE
     UPDATE ${s}.waiters SET expires_at = v_until WHERE key = p_key AND waiter = p_id;
   END IF;
@@ -236,11 +269,17 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_followed boolean;
   v_head text;
+  v_busy int;
 BEGIN
-  PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
+  -- Locks the key and counts this holder out (back in if it held nothing).
+  UPDATE ${s}.fences SET busy = busy - 1 WHERE key = p_key RETURNING busy INTO v_busy;
   DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id RETURNING followed INTO v_followed;
   released := FOUND;
-  IF NOT released THEN RETURN; END IF;
+  IF NOT released THEN
+    UPDATE ${s}.fences SET busy = busy + 1 WHERE key = p_key;
+    RETURN;
+  END IF;
   IF p_kind = 'result' THEN
     IF v_followed THEN
       INSERT INTO ${s}.results (key, leader, payload, expires_at)
@@ -250,6 +289,9 @@ BEGIN
     END IF;
   ELSIF p_kind = 'wake' THEN
     IF v_followed THEN PERFORM ${s}.wake(p_key, 'w', NULL); END IF;
+  ELSIF v_busy = 0 THEN
+    -- Nobody else holds the key or waits for it: nothing to hand on.
+    RETURN;
   ELSIF p_single THEN
     IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
       SELECT h.head, h.fence INTO head, fence FROM ${s}.hand_over(p_key, p_lease_ms) h;
@@ -260,6 +302,7 @@ BEGIN
       WHERE key = p_key AND expires_at > clock_timestamp() ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
+  IF v_busy > 0 AND head IS NULL THEN PERFORM ${s}.recount(p_key); END IF;
 END $$;
 
 -- A waiter gives up its place, or the key itself when a release handed it
@@ -276,20 +319,23 @@ BEGIN
     DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id;
     IF FOUND THEN
       PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      PERFORM ${s}.recount(p_key);
       RETURN true;
     END IF;
   END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = p_id RETURNING seq INTO v_seq;
   IF NOT FOUND THEN RETURN false; END IF;
-  IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN RETURN true; END IF;
-  IF p_single THEN
-    IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
-      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+  IF NOT EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN
+    IF p_single THEN
+      IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
+        PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      END IF;
+    ELSE
+      SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
+      IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
     END IF;
-  ELSE
-    SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
-    IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
+  PERFORM ${s}.recount(p_key);
   RETURN true;
 END $$;
 
