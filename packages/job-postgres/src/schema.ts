@@ -124,10 +124,11 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := clock_timestamp();
 BEGIN
-  DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
-  SELECT w.waiter INTO head FROM ${s}.waiters w WHERE w.key = p_key ORDER BY w.seq LIMIT 1;
+  -- Expired places are passed over here and swept by the next ask.
+  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = (SELECT w.waiter FROM ${s}.waiters w
+    WHERE w.key = p_key AND w.expires_at > v_now ORDER BY w.seq LIMIT 1)
+    RETURNING waiter INTO head;
   IF NOT FOUND THEN RETURN; END IF;
-  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = head;
   fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond');
   PERFORM ${s}.wake(p_key, 'g', ARRAY[head, fence::text]);
 END $$;
@@ -199,7 +200,8 @@ BEGIN
     RETURN;
   END IF;
   -- queue (serialize) and latest (keepLatest): the modes with a line of waiters.
-  IF p_limit = 1 AND EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key AND holder = p_id) THEN
+  IF p_recheck AND p_limit = 1
+    AND EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key AND holder = p_id) THEN
     -- A release handed the key to this waiting call (its wake-up may be lost or still on the way).
     UPDATE ${s}.holders SET expires_at = v_until WHERE key = p_key AND holder = p_id;
     SELECT f.fence INTO fence FROM ${s}.fences f WHERE f.key = p_key;
@@ -207,8 +209,11 @@ BEGIN
     RETURN;
   END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
-  SELECT w.seq INTO v_seq FROM ${s}.waiters w WHERE w.key = p_key AND w.waiter = p_id;
-  IF FOUND THEN
+  -- Only a call that asked before can have a place in the line.
+  IF p_recheck THEN
+    SELECT w.seq INTO v_seq FROM ${s}.waiters w WHERE w.key = p_key AND w.waiter = p_id;
+  END IF;
+  IF v_seq IS NOT NULL THEN
     SELECT count(*) INTO v_rank FROM ${s}.waiters WHERE key = p_key AND seq < v_seq;
   ELSE
     -- A keepLatest waiter that asks again but is out of the line was superseded.
