@@ -52,12 +52,8 @@ const NOT_POINTERS = new Map([
   ['packages/job-redis/README.md: save.mjs', 'the file the reader saves the walkthrough as'],
   ['packages/job-redis/README.md: orders.mjs', 'the file the reader saves the walkthrough as'],
   ['packages/job-redis/test/readme.test.ts: save.mjs', 'the file the test writes'],
-  ['packages/job-redis/test/aggregate-bus-readme.test.ts: orders.mjs', 'the file the test writes'],
   ['packages/job-postgres/README.md: orders.mjs', 'the file the reader saves the walkthrough as'],
-  [
-    'packages/job-postgres/test/aggregate-bus-readme.test.ts: orders.mjs',
-    'the file the test writes',
-  ],
+  ['tools/distributed-tests/walkthrough.mjs: orders.mjs', 'the file the test writes'],
   ['scripts/fold-changesets.test.mjs: three.md', 'a changeset the test writes'],
   ['tools/browser/index.test.mjs: ../index.html', 'a page the test writes'],
 ])

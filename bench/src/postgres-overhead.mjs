@@ -8,7 +8,7 @@ import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, run, shutdown } from '@vega/job-core'
 import { createPostgresCoordination, migrate } from '@vega/job-postgres'
 import pg from 'pg'
-import { check } from './harness.mjs'
+import { handCalls, overheadChecks } from './distributed.mjs'
 import { HAND_TABLE, handLease, postgresUrl } from './postgres-server.mjs'
 
 // The server starts, and the schema and the hand table are made, when the
@@ -33,15 +33,7 @@ async function poolOf() {
 async function handRun(n, { inTasks }) {
   const pool = await poolOf()
   const key = `bench-hand-${inTasks ? 'task-' : ''}${++rounds}`
-  const runtime = inTasks ? createRuntime() : undefined
-  let sum = 0
-  for (let i = 1; i <= n; i++) {
-    sum +=
-      runtime === undefined
-        ? await handLease(pool, key, i)
-        : await run(runtime, () => handLease(pool, key, i))
-  }
-  if (runtime !== undefined) await shutdown(runtime)
+  const sum = await handCalls(n, { inTasks }, (i) => handLease(pool, key, i))
   const left = (await pool.query('SELECT 1 FROM bench_hand_lease WHERE key = $1', [key])).rowCount
   await pool.end()
   return { calls: n, sum, expected: (n * (n + 1)) / 2, left }
@@ -75,26 +67,11 @@ export default {
       run: (n) => strategyRun(strategy, n),
     })),
   ],
-  verify(_peer, result, n) {
-    check(result.calls === n, `${result.calls} calls, expected ${n}`)
-    check(
-      result.sum === result.expected,
-      `the values summed to ${result.sum}, expected ${result.expected}`,
-    )
-    check(result.left === 0, `${result.left} lease row(s) left after the run`)
-  },
-  checks: [
-    ...STRATEGIES.map((strategy) => ({
-      label: `${strategy} ≤ 1.5× the hand lease`,
-      subject: `job-postgres ${strategy}`,
-      kind: 'ratio',
-      max: 1.5,
-    })),
-    {
-      label: 'floor: the hand lease in a task per call (info)',
-      subject: FLOOR,
-      kind: 'relative',
-      to: HAND,
-    },
-  ],
+  ...overheadChecks({
+    engine: 'job-postgres',
+    strategies: STRATEGIES,
+    hand: HAND,
+    floor: FLOOR,
+    left: 'lease row(s) left after the run',
+  }),
 }

@@ -4,10 +4,10 @@
 // pg_advisory_lock loop (each call takes a pool connection, blocks in
 // pg_advisory_lock, runs, pg_advisory_unlock).
 
-import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { migrate } from '@vega/job-postgres'
 import pg from 'pg'
+import { contended as contendedRun } from './distributed.mjs'
 import { check } from './harness.mjs'
 import { postgresUrl } from './postgres-server.mjs'
 
@@ -23,34 +23,21 @@ let rounds = 0
 
 /** Forks the processes, waits until all are connected, then starts them together; times only the calls. */
 async function contended(peer, n) {
-  const url = await postgresUrl()
-  const key = `bench-contended-${++rounds}`
   const calls = Math.ceil(n / PROCESSES)
-  const children = Array.from({ length: PROCESSES }, () => fork(CHILD, [], { stdio: 'inherit' }))
-  const message = (child, type) =>
-    new Promise((resolve, reject) => {
-      child.on('message', (m) => m.t === type && resolve(m))
-      child.once(
-        'exit',
-        (code) => code !== 0 && reject(new Error(`a ${peer} worker exited with ${code}`)),
-      )
-    })
-  for (const child of children) child.send({ url, key, peer, calls, workMs: WORK_MS })
-  await Promise.all(children.map((child) => message(child, 'ready')))
-  const started = performance.now()
-  const done = children.map((child) => message(child, 'done'))
-  for (const child of children) child.send({ t: 'go' })
-  const reports = await Promise.all(done)
-  const elapsed = performance.now() - started
-  const bodies = reports.flatMap((r) => r.bodies).sort((a, b) => a[0] - b[0])
-  let overlaps = 0
-  for (let i = 1; i < bodies.length; i++) if (bodies[i][0] < bodies[i - 1][1]) overlaps++
+  const message = {
+    url: await postgresUrl(),
+    key: `bench-contended-${++rounds}`,
+    peer,
+    calls,
+    workMs: WORK_MS,
+  }
+  const run = await contendedRun({ script: CHILD, processes: PROCESSES, message })
   return {
     calls: calls * PROCESSES,
-    bodies: bodies.length,
-    overlaps,
-    connections: Math.max(...reports.map((r) => r.connections)),
-    perSecond: (bodies.length / elapsed) * 1000,
+    bodies: run.bodies,
+    overlaps: run.overlaps,
+    connections: Math.max(...run.reports.map((r) => r.connections)),
+    perSecond: run.perSecond,
   }
 }
 

@@ -7,11 +7,11 @@
 // BullMQ's open edition has no per-group order: the price of the bus's order
 // is what this measures. Its reordering per id is reported, not verified.
 
-import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createRedisAggregateBus } from '@vega/job-redis'
 import { Queue } from 'bullmq'
 import { Cluster, Redis } from 'ioredis'
+import { consumerProcesses, sendRound } from './distributed.mjs'
 import { check } from './harness.mjs'
 import { clusterNodes, redisUrl } from './redis-server.mjs'
 
@@ -36,31 +36,14 @@ async function pool(peer, k) {
   const url = await redisUrl()
   const nodes = peer === 'bus-cluster' ? await clusterNodes() : undefined
   const name = `bench-${key}`
-  const children = Array.from({ length: k }, () => fork(CHILD, [], { stdio: 'inherit' }))
-  const counts = children.map(() => ({ handled: 0, outOfOrder: 0, owned: 0 }))
-  const listeners = new Set()
-  children.forEach((child, i) => {
-    child.on('message', (m) => {
-      if (m.t === 'count') Object.assign(counts[i], m)
-      if (m.t === 'owned') counts[i].owned = m.owned
-      for (const listener of listeners) listener()
-    })
-  })
-  const until = (condition) =>
-    new Promise((resolve) => {
-      const listener = () => {
-        if (!condition()) return
-        listeners.delete(listener)
-        resolve()
-      }
-      listeners.add(listener)
-      listener()
-    })
-  const ready = children.map((child) => new Promise((resolve) => child.once('message', resolve)))
-  for (const child of children) {
-    child.send({ url, nodes, peer, name, partitions: PARTITIONS, parallelism: PARALLELISM })
-  }
-  await Promise.all(ready)
+  const { children, counts, until } = await consumerProcesses(CHILD, k, () => ({
+    url,
+    nodes,
+    peer,
+    name,
+    partitions: PARTITIONS,
+    parallelism: PARALLELISM,
+  }))
   const redis =
     nodes === undefined
       ? new Redis(url, { maxRetriesPerRequest: null })
@@ -87,27 +70,7 @@ async function pool(peer, k) {
 }
 
 async function endToEnd(peer, k, n) {
-  const p = await pool(peer, k)
-  const total = () => p.counts.reduce((sum, c) => sum + c.handled, 0)
-  const target = total() + n
-  const done = p.until(() => total() >= target)
-  // Sequences grow per id across rounds, so order is checked across them too.
-  const base = p.seq
-  p.seq += Math.ceil(n / IDS)
-  let next = 0
-  const lane = async () => {
-    while (next < n) {
-      const i = next++
-      await p.send(`order-${i % IDS}`, base + Math.floor(i / IDS) + 1)
-    }
-  }
-  await Promise.all(Array.from({ length: WINDOW }, lane))
-  await done
-  return {
-    sent: n,
-    handled: total() - (target - n),
-    outOfOrder: p.counts.reduce((sum, c) => sum + c.outOfOrder, 0),
-  }
+  return sendRound(await pool(peer, k), n, { ids: IDS, window: WINDOW })
 }
 
 const peers = []

@@ -7,7 +7,7 @@ import { installCoordination, withCoordinator } from '@vega/job-coordination'
 import { createRuntime, run, shutdown } from '@vega/job-core'
 import { createRedisCoordination } from '@vega/job-redis'
 import { Redis } from 'ioredis'
-import { check } from './harness.mjs'
+import { handCalls, overheadChecks } from './distributed.mjs'
 import { handClient, handLease, redisUrl } from './redis-server.mjs'
 
 // The server starts when the scenario loads, so no timed run pays for it.
@@ -25,15 +25,7 @@ let rounds = 0
 async function handRun(n, { inTasks }) {
   const redis = handClient(await redisUrl())
   const key = `bench-hand-${inTasks ? 'task-' : ''}${++rounds}`
-  const runtime = inTasks ? createRuntime() : undefined
-  let sum = 0
-  for (let i = 1; i <= n; i++) {
-    sum +=
-      runtime === undefined
-        ? await handLease(redis, key, i)
-        : await run(runtime, () => handLease(redis, key, i))
-  }
-  if (runtime !== undefined) await shutdown(runtime)
+  const sum = await handCalls(n, { inTasks }, (i) => handLease(redis, key, i))
   const left = await redis.exists(key)
   redis.disconnect()
   return { calls: n, sum, expected: (n * (n + 1)) / 2, left }
@@ -79,26 +71,11 @@ export default {
       run: (n) => strategyRun(strategy, n),
     })),
   ],
-  verify(_peer, result, n) {
-    check(result.calls === n, `${result.calls} calls, expected ${n}`)
-    check(
-      result.sum === result.expected,
-      `the values summed to ${result.sum}, expected ${result.expected}`,
-    )
-    check(result.left === 0, `${result.left} lease key(s) left in Redis after the run`)
-  },
-  checks: [
-    ...STRATEGIES.map((strategy) => ({
-      label: `${strategy} ≤ 1.5× the hand lease`,
-      subject: `job-redis ${strategy}`,
-      kind: 'ratio',
-      max: 1.5,
-    })),
-    {
-      label: 'floor: the hand lease in a task per call (info)',
-      subject: FLOOR,
-      kind: 'relative',
-      to: HAND,
-    },
-  ],
+  ...overheadChecks({
+    engine: 'job-redis',
+    strategies: STRATEGIES,
+    hand: HAND,
+    floor: FLOOR,
+    left: 'lease key(s) left in Redis after the run',
+  }),
 }

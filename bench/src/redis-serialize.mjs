@@ -3,8 +3,8 @@
 // overlap (checked from their intervals). Peer: the same hand SET NX PX lease
 // as the lower bound of redis-overhead, with a 1 ms retry loop.
 
-import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { contended as contendedRun } from './distributed.mjs'
 import { check } from './harness.mjs'
 import { redisUrl } from './redis-server.mjs'
 
@@ -18,34 +18,20 @@ let rounds = 0
 
 /** Forks the processes, waits until all are connected, then starts them together; times only the calls. */
 async function contended(peer, n) {
-  const url = await redisUrl()
-  const prefix = `bench-contended-${++rounds}`
   const calls = Math.ceil(n / PROCESSES)
-  const children = Array.from({ length: PROCESSES }, () => fork(CHILD, [], { stdio: 'inherit' }))
-  const message = (child, type) =>
-    new Promise((resolve, reject) => {
-      child.on('message', (m) => m.t === type && resolve(m))
-      child.once(
-        'exit',
-        (code) => code !== 0 && reject(new Error(`a ${peer} worker exited with ${code}`)),
-      )
-    })
-  for (const child of children) child.send({ url, prefix, peer, calls, workMs: WORK_MS })
-  await Promise.all(children.map((child) => message(child, 'ready')))
-  const started = performance.now()
-  const done = children.map((child) => message(child, 'done'))
-  for (const child of children) child.send({ t: 'go' })
-  const reports = await Promise.all(done)
-  const elapsed = performance.now() - started
-  const bodies = reports.flatMap((r) => r.bodies).sort((a, b) => a[0] - b[0])
-  let overlaps = 0
-  for (let i = 1; i < bodies.length; i++) if (bodies[i][0] < bodies[i - 1][1]) overlaps++
-  return {
-    calls: calls * PROCESSES,
-    bodies: bodies.length,
-    overlaps,
-    perSecond: (bodies.length / elapsed) * 1000,
+  const message = {
+    url: await redisUrl(),
+    prefix: `bench-contended-${++rounds}`,
+    peer,
+    calls,
+    workMs: WORK_MS,
   }
+  const { bodies, overlaps, perSecond } = await contendedRun({
+    script: CHILD,
+    processes: PROCESSES,
+    message,
+  })
+  return { calls: calls * PROCESSES, bodies, overlaps, perSecond }
 }
 
 export default {

@@ -1,5 +1,5 @@
 import type { Coordinator } from '@vega/job-coordination'
-import type { Runtime, RuntimeEvent } from '@vega/job-core'
+import type { Runtime, RuntimeEvent, Task, TaskContext } from '@vega/job-core'
 
 /** How long each body of {@link runFacts} sleeps (ms). */
 export const D: number
@@ -49,3 +49,16 @@ export function describeFactsInOneProcess<S extends FactsSetup>(options: {
   /** Shuts it down and checks that nobody holds the key and its fence is kept. */
   readonly noHoldersLeft: (setup: S) => Promise<void>
 }): void
+
+/**
+ * A serialize holder of `key` whose body takes its fencing token, waits for
+ * `release()`, then asserts its lease. `context()` is its body's context
+ * once it runs.
+ */
+export function gatedHolder<Token>(options: {
+  readonly runtime: Runtime
+  readonly serialize: Coordinator
+  readonly key: string
+  readonly fencingToken: (ctx: TaskContext) => Promise<Token>
+  readonly assertLease: (ctx: TaskContext) => Promise<unknown>
+}): { holder: Task<Token>; context(): TaskContext | undefined; release(): void }

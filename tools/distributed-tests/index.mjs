@@ -203,3 +203,32 @@ export function describeFactsInOneProcess({ engine, fresh, noHoldersLeft }) {
     })
   })
 }
+
+/**
+ * A serialize holder of `key` whose body takes its fencing token, waits for
+ * `release()`, then asserts its lease: a storage restarted while it waits
+ * shows whether the lease survived. `context()` is its body's context once
+ * it runs.
+ */
+export function gatedHolder({ runtime, serialize, key, fencingToken, assertLease }) {
+  let context
+  let release
+  const gate = new Promise((resolve) => {
+    release = resolve
+  })
+  const holder = run(
+    runtime,
+    withCoordinator(
+      async (ctx) => {
+        context = ctx
+        const token = await fencingToken(ctx)
+        await gate
+        await assertLease(ctx)
+        return token
+      },
+      serialize,
+      { key },
+    ),
+  )
+  return { holder, context: () => context, release: () => release() }
+}

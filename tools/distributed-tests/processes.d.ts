@@ -43,6 +43,10 @@ export class Worker {
   /** Its coordination's counters right now (floor re-checks, floor wake-ups). */
   counters(): Promise<{ floorRechecks: number; floorWakeUps: number }>
   of(kind: string): Message[]
+  /** The last message of `kind` it sent, if any. */
+  latest(kind: string): Message | undefined
+  /** Sends a command over IPC. */
+  send(message: object): void
   /** Shuts its runtime down and resolves with what it kept then, once it exited. */
   stop(): Promise<Message | undefined>
   kill(signal: NodeJS.Signals): void

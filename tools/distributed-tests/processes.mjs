@@ -82,6 +82,16 @@ export class Worker {
     return this.messages.filter((m) => m.t === kind)
   }
 
+  /** The last message of `kind` it sent, if any. */
+  latest(kind) {
+    return this.messages.findLast((m) => m.t === kind)
+  }
+
+  /** Sends a command over IPC. */
+  send(message) {
+    this.child.send(message)
+  }
+
   /** Shuts its runtime down and resolves with what it kept then (`{ t: 'inspect', state }`), once it exited. */
   async stop() {
     if (this.child.exitCode !== null || this.child.signalCode !== null || !this.child.connected) {

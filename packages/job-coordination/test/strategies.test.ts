@@ -2,6 +2,7 @@ import {
   CancelledError,
   cancelAll,
   createRuntime,
+  createTestClock,
   debounce,
   isCancelledError,
   run,
@@ -268,6 +269,76 @@ describe('serialize', () => {
     expect(inspectCoordination(runtime)).toMatchObject({ strategyKeys: 0, waiters: 0 })
   })
 
+  it('an admitted call whose body has not started yet (the runtime is full) frees its slot when cancelled', async () => {
+    // One runtime slot: a call the lane admitted can wait in the runtime's
+    // queue, and ends there without a body. Its exit frees the lane's slot;
+    // it is not taken for a waiter that left.
+    const clock = createTestClock()
+    const runtime = createRuntime({ clock, concurrency: 1, plugins: [installCoordination] })
+    const { started, make } = recorder()
+    const serialize = createSerializeCoordinator()
+    const call = (i: number, key: string) =>
+      run(runtime, withCoordinator(make(i), serialize.coordinator, { key }))
+    const holder = call(1, 'a')
+    const admitted = call(2, 'b')
+    const waiter = call(3, 'b')
+    expect([holder.state, admitted.state, waiter.state]).toEqual([
+      'running',
+      'queued',
+      'parked:coordinator',
+    ])
+    admitted.cancel()
+    await expect(admitted.promise).rejects.toSatisfy(isCancelledError)
+    // Its slot is free: the waiter is admitted, and waits for the runtime's slot.
+    expect(waiter.state).toBe('queued')
+    expect(inspectCoordination(runtime).waiters).toBe(0)
+    await clock.advance(D)
+    expect(await holder).toBe(1)
+    await clock.advance(D)
+    expect(await waiter).toBe(3)
+    expect(started).toEqual([1, 3])
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
+  })
+
+  it('lets go of waiters cancelled while parked, though the body ahead never leaves', async () => {
+    const gc = (globalThis as { gc?: () => void }).gc!
+    const heap = () => {
+      for (let i = 0; i < 4; i++) gc()
+      return process.memoryUsage().heapUsed
+    }
+    const runtime = createRuntime({ plugins: [installCoordination] })
+    const serialize = createSerializeCoordinator()
+    const never = new Promise<number>(() => {})
+    const bound = withCoordinator(() => never, serialize.coordinator, { key: 'k' })
+    run(runtime, bound)
+    const before = heap()
+    // 20k waiters behind a body that never ends, each holding 1 kB, then all
+    // but the last cancelled: what they held must go, with the last one still waiting.
+    const CALLS = 20_000
+    let waiters: Task<number>[] = []
+    for (let i = 0; i < CALLS; i++) {
+      const payload = new Array(128).fill(i)
+      const task = run(
+        runtime,
+        withCoordinator(async () => payload.length, serialize.coordinator, { key: 'k' }),
+      )
+      task.promise.catch(() => {})
+      waiters.push(task)
+    }
+    const last = run(runtime, bound)
+    expect(inspectCoordination(runtime).waiters).toBe(CALLS + 1)
+    for (const task of waiters) task.cancel()
+    waiters = []
+    expect(inspectCoordination(runtime).waiters).toBe(1)
+    expect(last.state).toBe('parked:coordinator')
+    // Their rejections reach their callers first.
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    // Held, they would be ≥ 20 MB.
+    expect(heap() - before).toBeLessThan(4_000_000)
+    serialize.dispose()
+    await expect(last.promise).rejects.toSatisfy(isCancelledError)
+  })
+
   it('releases the next call when the one ahead fails, or is cancelled and its body has left', async () => {
     const { clock, runtime } = harness()
     const serialize = createSerializeCoordinator()
@@ -331,6 +402,23 @@ describe('serialize', () => {
 })
 
 describe('keepLatest', () => {
+  it('dispose() skips the waiting call: its caller and the callers it superseded get the skip', async () => {
+    const { clock, runtime } = harness()
+    const { make } = recorder()
+    const keepLatest = createKeepLatestCoordinator()
+    const call = (i: number) => run(runtime, withCoordinator(make(i), keepLatest, { key: 'k' }))
+    const [running, superseded, waiting] = [call(1), call(2), call(3)]
+    expect(waiting.state).toBe('parked:coordinator')
+    keepLatest.dispose()
+    const isShutdown = (error: unknown) => isCancelledError(error) && error.reason === 'shutdown'
+    await expect(waiting.promise).rejects.toSatisfy(isShutdown)
+    await expect(superseded.promise).rejects.toSatisfy(isShutdown)
+    expect(inspectCoordination(runtime).waiters).toBe(0)
+    await clock.advance(D)
+    expect(await running).toBe(1)
+    expect(inspectCoordination(runtime)).toMatchObject({ keys: 0, strategyKeys: 0, waiters: 0 })
+  })
+
   it('supersedes the waiting call; it settles with the newer call’s outcome', async () => {
     const { clock, runtime, coordinationEvents } = harness()
     const { started, make } = recorder()

@@ -49,6 +49,7 @@ export {
   type DistributedSerializeOptions,
   type DistributedSetup,
 } from './create-coordination.js'
+export { type Deferred, deferred } from './deferred.js'
 export type {
   AcquireMode,
   AcquireReply,

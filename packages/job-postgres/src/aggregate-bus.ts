@@ -172,7 +172,7 @@ export function createPostgresAggregateBus(
         `${at}: transaction must be true or false, got ${describeBusValue(transaction)}.`,
       )
     }
-    listener ??= new BusListener(pool, channel, connectTimeoutMs, ready, config.onError)
+    listener ??= new BusListener(pool, channel, connectTimeoutMs, config.onError)
     const engine = new PostgresBusEngine({
       store,
       listener,

@@ -22,8 +22,9 @@ export interface PostgresAggregateBusOptions {
   /**
    * The application's `pg` Pool. The bus never ends it. It runs each step
    * as one statement on it, and a transactional consumer holds one of its
-   * connections per handler running; a bus with consumers opens one more
-   * connection of its own (the pool's class and options) for LISTEN.
+   * connections per handler running; a bus with consumers listens on the
+   * pool's one LISTEN connection (the pool's class and options, outside
+   * it), shared with every coordination and bus made with the same pool.
    */
   pool: Pool
   /** The schema of the package's tables (default `'vega_job'`): lowercase letters, digits and `_`, as `migrate` made it. */
@@ -38,7 +39,12 @@ export interface PostgresAggregateBusOptions {
   leaseMs: number
   /** How bodies travel; strict JSON by default. */
   codec?: Codec
-  /** A step that Postgres does not answer within this many ms fails with `PostgresUnavailableError`; default min(leaseMs, 5000). */
+  /**
+   * A step that Postgres does not answer within this many ms fails with
+   * `PostgresUnavailableError`; on the server, every lock wait of the
+   * bus's statements is given up after as long (`lock_timeout`). Default
+   * min(leaseMs, 5000).
+   */
   connectTimeoutMs?: number
 }
 

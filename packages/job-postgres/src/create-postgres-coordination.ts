@@ -24,7 +24,7 @@ export interface PostgresCoordinationOptions {
    * The app's `pg` Pool. Each step takes a connection for one statement and
    * gives it back; leases live in tables, never in a held connection. The
    * package never ends it; it opens one more connection of its own (same
-   * options) for LISTEN.
+   * options) for LISTEN, shared with every bus made with the same pool.
    */
   pool: PostgresPool
   /** The schema the package owns (created and migrated on first use); default `vega_job`. */

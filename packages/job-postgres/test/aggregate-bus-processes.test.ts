@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { busStatsWhen, checkLogs, readLogs } from '@vega/distributed-tests/bus-processes'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type BusWorker, checkLogs, readLogs, startBusWorker } from './bus-processes.js'
+import { type BusWorker, startBusWorker } from './bus-processes.js'
 import { eventually, uniqueSchema } from './bus-support.js'
 import { type PostgresServer, startPostgres } from './postgres.js'
 
@@ -162,19 +163,9 @@ describe('the aggregate bus across processes, on Postgres', () => {
     const resumedAt = now()
     a.kill('SIGCONT')
     type Stats = { acksRefused: number; handled: number; leasesLost: number }
-    let stats: Stats | undefined
-    await eventually(
-      async () => {
-        const asked = a.messages.filter((m) => m.t === 'stats').length
-        a.send({ cmd: 'stats' })
-        await a.waitFor(
-          () => a.messages.filter((m) => m.t === 'stats').length > asked,
-          10_000,
-          'stats of a',
-        )
-        stats = a.latest('stats')?.stats as Stats
-        return stats.acksRefused > 0
-      },
+    const stats = await busStatsWhen<Stats>(
+      a,
+      (seen) => seen.acksRefused > 0,
       10_000,
       'a tried to acknowledge',
     )

@@ -1,7 +1,6 @@
 import pg from 'pg'
 import {
   createPostgresAggregateBus,
-  type Delivery,
   type PostgresAggregateBus,
   type PostgresAggregateBusOptions,
 } from '../src/index.js'
@@ -43,79 +42,11 @@ export function busSetup(
   }
 }
 
-/** Sends `perId` messages to each of `ids`, bodies { seq }, round-robin over ids, in order per id. */
-export async function sendAll(
-  bus: PostgresAggregateBus,
-  aggregate: string,
-  ids: readonly string[],
-  perId: number,
-): Promise<void> {
-  for (let seq = 1; seq <= perId; seq++) {
-    await Promise.all(ids.map((id) => bus.send({ aggregate, id, body: { seq } })))
-  }
-}
-
-export interface Handled {
-  readonly id: string
-  readonly seq: number
-  readonly attempt: number
-  readonly fence: number
-  readonly consumerId: string
-}
-
-/** A handler that records each delivery and checks nobody else holds its id. */
-export function recorder(): {
-  handled: Handled[]
-  overlaps: string[]
-  readonly maxInside: number
-  handle: (delivery: Delivery<{ seq: number }>) => Promise<void>
-} {
-  const handled: Handled[] = []
-  const overlaps: string[] = []
-  const inside = new Set<string>()
-  let maxInside = 0
-  return {
-    handled,
-    overlaps,
-    get maxInside() {
-      return maxInside
-    },
-    async handle(delivery) {
-      if (inside.has(delivery.id)) overlaps.push(delivery.id)
-      inside.add(delivery.id)
-      maxInside = Math.max(maxInside, inside.size)
-      await new Promise((resolve) => setTimeout(resolve, 1))
-      handled.push({
-        id: delivery.id,
-        seq: delivery.body.seq,
-        attempt: delivery.attempt,
-        fence: delivery.fence,
-        consumerId: delivery.consumerId,
-      })
-      inside.delete(delivery.id)
-    },
-  }
-}
-
-/** Polls `check` until it holds, or fails with `what` after `ms`. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  ms: number,
-  what: string,
-): Promise<void> {
-  const until = performance.now() + ms
-  for (;;) {
-    if (await check()) return
-    if (performance.now() > until) throw new Error(`not within ${ms} ms: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
-/** A gate a handler waits on until the test opens it. */
-export function gated(): { gate: Promise<void>; open: () => void } {
-  let open!: () => void
-  const gate = new Promise<void>((resolve) => {
-    open = resolve
-  })
-  return { gate, open }
-}
+// The bus's test helpers every engine shares.
+export {
+  eventually,
+  gated,
+  type Handled,
+  recorder,
+  sendAll,
+} from '@vega/distributed-tests/bus'

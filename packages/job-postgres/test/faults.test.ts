@@ -4,6 +4,7 @@
 // tables afterwards.
 
 import { startBlackhole } from '@vega/blackhole'
+import { gatedHolder } from '@vega/distributed-tests'
 import { describeHolderFaults } from '@vega/distributed-tests/processes'
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
@@ -84,29 +85,17 @@ describe('Postgres itself', () => {
 
   it('Postgres restarted mid-run (an immediate stop: a crash): the holder loses its lease, calls while it is down fail with PostgresUnavailableError, fences survive and only grow', async () => {
     const s = setup(pg.url, { leaseMs: 3 * LEASE, connectTimeoutMs: 600 })
-    let holderCtx: TaskContext | undefined
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => {
-      release = resolve
+    const { holder, context, release } = gatedHolder({
+      runtime: s.runtime,
+      serialize: s.coordination.serialize,
+      key: 'r',
+      fencingToken,
+      assertLease,
     })
-    const holder = run(
-      s.runtime,
-      withCoordinator(
-        async (ctx) => {
-          holderCtx = ctx
-          const token = await fencingToken(ctx)
-          await gate
-          await assertLease(ctx)
-          return token
-        },
-        s.coordination.serialize,
-        { key: 'r' },
-      ),
-    )
     // Observed from the start: it fails while Postgres is down, before the test reads it.
     const holderOutcome = settle(holder)
-    await eventually(() => holderCtx !== undefined, WAIT, 'the holder started')
-    const before = await fencingToken(holderCtx!)
+    await eventually(() => context() !== undefined, WAIT, 'the holder started')
+    const before = await fencingToken(context() as TaskContext)
     await pg.server.stop({ mode: 'immediate' })
     const startedAt = performance.now()
     const whileDown = await settle(

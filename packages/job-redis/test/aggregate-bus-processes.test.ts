@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { busStatsWhen, checkLogs, readLogs } from '@vega/distributed-tests/bus-processes'
 import { type RedisClusterNodes, startRedisCluster } from '@vega/redis-server'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkLogs, readLogs, startBusWorker } from './bus-processes.js'
+import { startBusWorker } from './bus-processes.js'
 import { partitionKey } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, uniquePrefix } from './support.js'
@@ -55,11 +56,6 @@ const targets: Where[] = [
   },
 ]
 
-function latest(worker: Worker, kind: string) {
-  const list = worker.of(kind)
-  return list[list.length - 1]
-}
-
 async function lag(where: Where, prefix: string, partitions: number): Promise<number> {
   const client = where.client()
   const lengths = await Promise.all(
@@ -94,10 +90,10 @@ describe.each(targets)('the aggregate bus across processes, on $name', (where) =
 
     // Kill the consumer that owns partitions once a quarter of the messages were handled.
     const handledSoFar = () =>
-      consumers.reduce((sum, c) => sum + Number(latest(c, 'progress')?.handled ?? 0), 0)
+      consumers.reduce((sum, c) => sum + Number(c.latest('progress')?.handled ?? 0), 0)
     await eventually(() => handledSoFar() >= 5000, 60_000, '5000 handled')
     const victim = consumers[1] as Worker
-    const ownedAtKill = ((latest(victim, 'progress')?.owned ?? []) as number[]).length
+    const ownedAtKill = ((victim.latest('progress')?.owned ?? []) as number[]).length
     const killedAt = now()
     victim.kill('SIGKILL')
     const killed = new Map([[1, killedAt]])
@@ -112,7 +108,7 @@ describe.each(targets)('the aggregate bus across processes, on $name', (where) =
     )
 
     // Partitions end evenly spread over the three live consumers: none owns more than ⌈32 / 3⌉ = 11.
-    const owned = () => live.map((c) => (latest(c, 'progress')?.owned as number[]) ?? [])
+    const owned = () => live.map((c) => (c.latest('progress')?.owned as number[]) ?? [])
     await eventually(
       () => {
         const all = owned().flat()
@@ -167,15 +163,9 @@ describe.each(targets)('the aggregate bus across processes, on $name', (where) =
     a.kill('SIGCONT')
     type Stats = { acksRefused: number; handled: number; leasesLost: number }
     // Its slow handler ends after the resume, and acknowledges.
-    let stats: Stats | undefined
-    await eventually(
-      async () => {
-        const asked = a.of('stats').length
-        a.child.send({ cmd: 'stats' })
-        await a.waitFor(() => a.of('stats').length > asked, 10_000, 'stats of a')
-        stats = latest(a, 'stats')?.stats as Stats
-        return stats.acksRefused > 0
-      },
+    const stats = await busStatsWhen<Stats>(
+      a,
+      (seen) => seen.acksRefused > 0,
       5000,
       'a tried to acknowledge',
     )

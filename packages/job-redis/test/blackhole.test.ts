@@ -2,12 +2,12 @@
 // without closing (a silent partition), every call and every consumer step
 // ends within its bound, and everything recovers when it forwards again.
 
+import { type Blackhole, startBlackhole } from '@vega/blackhole'
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type Task } from '@vega/job-core'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createRedisAggregateBus, LeaseLostError, RedisUnavailableError } from '../src/index.js'
-import { type Blackhole, startBlackhole } from './blackhole.js'
 import { busSetup } from './bus-support.js'
 import { type RedisServer, startRedisServer } from './redis-server.js'
 import { eventually, setup } from './support.js'
@@ -19,6 +19,8 @@ const WAIT = 20_000
 
 let server: RedisServer
 let proxy: Blackhole
+/** The proxy's URL: clients connect there instead of to the server. */
+const proxyUrl = () => `redis://127.0.0.1:${proxy.port}`
 beforeAll(async () => {
   server = await startRedisServer()
   proxy = await startBlackhole(server.port)
@@ -42,7 +44,7 @@ describe('a silent partition between a consumer and Redis', () => {
   it('ends every step of the consumer within its bound (tick, read, ack, stats), loses its leases, and recovers when traffic flows again', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     const direct = busSetup(server.url, { partitions: 4, leaseMs: LEASE })
-    const viaProxy = new Redis(proxy.url, { maxRetriesPerRequest: null })
+    const viaProxy = new Redis(proxyUrl(), { maxRetriesPerRequest: null })
     viaProxy.on('error', () => {})
     try {
       const bus = createRedisAggregateBus({
@@ -116,7 +118,7 @@ describe('a silent partition between a consumer and Redis', () => {
 
 describe('a silent partition between coordination and Redis', () => {
   it('ends a call within connectTimeoutMs with RedisUnavailableError, a holder loses its lease, and later calls succeed again', async () => {
-    const s = setup(proxy.url, { leaseMs: LEASE, connectTimeoutMs: TIMEOUT })
+    const s = setup(proxyUrl(), { leaseMs: LEASE, connectTimeoutMs: TIMEOUT })
     try {
       let holderSignal: AbortSignal | undefined
       /** A holder whose body runs; asked again if a loaded machine could not grant it in time. */

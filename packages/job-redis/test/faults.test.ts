@@ -2,6 +2,7 @@
 // on a Redis Cluster of three primaries), Redis restarted or paused, and what
 // is left in Redis afterwards.
 
+import { gatedHolder } from '@vega/distributed-tests'
 import { describeHolderFaults } from '@vega/distributed-tests/processes'
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
@@ -156,27 +157,15 @@ describe('Redis itself', () => {
 
   it('redis-server restarted mid-run: the holder loses its lease, calls while it is down fail clearly, old tokens are refused, new ones are larger', async () => {
     const s = fresh()
-    let holderCtx: TaskContext | undefined
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => {
-      release = resolve
+    const { holder, context, release } = gatedHolder({
+      runtime: s.runtime,
+      serialize: s.cluster.serialize,
+      key: 'r',
+      fencingToken,
+      assertLease,
     })
-    const holder = run(
-      s.runtime,
-      withCoordinator(
-        async (ctx) => {
-          holderCtx = ctx
-          const token = await fencingToken(ctx)
-          await gate
-          await assertLease(ctx)
-          return token
-        },
-        s.cluster.serialize,
-        { key: 'r' },
-      ),
-    )
-    await eventually(() => holderCtx !== undefined, WAIT, 'the holder started')
-    const before = await fencingToken(holderCtx!)
+    await eventually(() => context() !== undefined, WAIT, 'the holder started')
+    const before = await fencingToken(context() as TaskContext)
     await server.stop()
     const whileDown = run(
       s.runtime,

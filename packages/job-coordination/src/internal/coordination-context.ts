@@ -124,7 +124,7 @@ class Arbiter {
   }
 
   peers(): Task<unknown>[] {
-    return this.scope.peersOf(this.hash, this.request.task)
+    return this.scope.peersOf(this.request.binding, this.request.task)
   }
 
   proceed(): Promise<unknown> {

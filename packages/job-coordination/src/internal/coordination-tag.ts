@@ -1,5 +1,7 @@
 import { createTaskTag, type Task, type TaskTag } from '@vega/job-core'
 import type { Coordinator } from '../types.js'
+import type { KeyLane } from './key-lanes.js'
+import type { KeyPeers } from './scope.js'
 import { type Strategy, strategyOf } from './strategy.js'
 
 /** What `withCoordinator` attaches to a taskFn. */
@@ -17,6 +19,15 @@ export class CoordinationBinding {
    * through the handler, which looks in its own runtime's index.
    */
   leading: Task<unknown> | undefined = undefined
+  /**
+   * The peer-index entry and the lane the last call of this binding joined.
+   * The claim's hooks of that call, and the next calls of a taskFn bound
+   * once, find them here without looking the key up; each is checked (same
+   * runtime, still current) before use, and one that is no longer current
+   * has let go of its runtime and its tasks.
+   */
+  peers: KeyPeers | undefined = undefined
+  lane: KeyLane | undefined = undefined
 
   constructor(coordinator: Coordinator, hash: string) {
     this.coordinator = coordinator

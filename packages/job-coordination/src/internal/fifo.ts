@@ -3,9 +3,9 @@
  * shift cost no allocation per entry (a parked call is queued as itself,
  * with no node around it), and the array is cut down once most of it lies
  * behind the head, so a long-lived queue does not keep what it let go.
- * Entries are never removed from the middle: a queue that must forget one
- * early keeps a record of who is still waiting and skips the others when
- * it reaches them (see `key-lanes.ts`).
+ * Entries are never removed one by one from the middle: a queue that must
+ * forget one early counts it out, skips it when it reaches it, and cuts
+ * itself down with `retain` once most of it has left (see `key-lanes.ts`).
  */
 export class Fifo<T> {
   private items: (T | undefined)[] = []
@@ -32,6 +32,17 @@ export class Fifo<T> {
       this.head = 0
     }
     return item
+  }
+
+  /** The entries still queued, first first (a copy). */
+  toArray(): T[] {
+    return this.items.slice(this.head) as T[]
+  }
+
+  /** Keeps only the entries `keep` accepts, in order. */
+  retain(keep: (item: T) => boolean): void {
+    this.items = this.toArray().filter(keep)
+    this.head = 0
   }
 
   clear(): void {

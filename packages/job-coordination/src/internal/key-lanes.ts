@@ -1,4 +1,4 @@
-import type { DispatchRequest, Task } from '@vega/job-core'
+import { type DispatchRequest, isTerminalState, type Task } from '@vega/job-core'
 import type { CoordinationBinding } from './coordination-tag.js'
 import { type Deferred, deferred } from './deferred.js'
 import { Fifo } from './fifo.js'
@@ -30,14 +30,31 @@ interface LatestTurn {
  * calls never meet costs none of it.
  */
 class LaneWaiters {
-  /** Parked calls of the current generation, by task id: the only ones released. */
-  readonly parked = new Map<number, Call>()
-  /** `queue`: the current generation in call order; entries that already left are skipped. */
+  /**
+   * `queue`: the current generation in call order. A call that ended while
+   * parked is not searched for: it is counted out of {@link queued} at once
+   * and skipped when the front reaches it, and the queue is cut down to its
+   * live calls once most of it has left.
+   */
   readonly order = new Fifo<Call>()
   /** `latest`: the one waiting call, if any. */
   latest: LatestTurn | undefined = undefined
-  /** Parked calls of an abandoned generation: never released; they leave when their task ends, or at dispose. */
+  /** Live parked calls of the current generation (`order`'s live calls, or the latest turn): the only ones released. */
+  queued = 0
+  /** Parked calls of an abandoned generation, by task id: never released; they leave when their task ends, or at dispose. */
   readonly abandoned = new Map<number, Call>()
+
+  /** The live calls of the current generation, in call order. */
+  current(): Call[] {
+    const calls = this.order.toArray().filter(isWaiting)
+    if (this.latest !== undefined) calls.push(this.latest.call)
+    return calls
+  }
+}
+
+/** A parked call not decided since (a call that ended while parked is decided). */
+function isWaiting(call: Call): boolean {
+  return !call.decided
 }
 
 /**
@@ -47,73 +64,94 @@ class LaneWaiters {
  * a cancelled or timed-out body that ignores its signal keeps its slot, so
  * two bodies of one key never overlap beyond the lane's concurrency.
  *
- * A parked call is its own waiter: the lane keeps the kernel's request in
- * `parked` (by task id) and, under `queue`, in call order in `order`; its
- * caller holds the task's own promise (`request.result`), so releasing it is
- * `proceed()` and nothing else. The claim's exit hook reaches the lane
- * through the call's key (nothing is registered per call): a task that
- * ends while still in `parked` or `abandoned` leaves the lane; any other
- * was admitted, and its exit frees a slot.
+ * A parked call is its own waiter: the lane keeps the kernel's request, under
+ * `queue` in call order in `order`; its caller holds the task's own promise
+ * (`request.result`), so releasing it is `proceed()` and nothing else. The
+ * claim's exit hook reaches the lane through the call's key (nothing is
+ * registered per call) and tells an admitted call from a waiter without a
+ * lookup: a call whose body started was admitted, and so was one the lane
+ * admitted whose body has not started yet (`notStarted`, empty while bodies
+ * start as they are admitted); any other call that ends was still parked,
+ * and leaves the lane at once.
  */
-class KeyLane implements KeyState {
+export class KeyLane implements KeyState {
   /** Admitted calls whose task is live or whose body is still inside. */
   inside = 0
   private waiters: LaneWaiters | undefined = undefined
   private pumping = false
+  /** The call being admitted: it may end, and exit, before its `proceed()` returns. */
+  private admitting: Task<unknown> | undefined = undefined
+  /** Admitted calls whose body did not start when they were admitted (the runtime's slots were full, a dependency waits). */
+  private notStarted: Set<Task<unknown>> | undefined = undefined
+  readonly lanes: KeyLanes
+  /** The scope whose store holds this lane; `undefined` once it is idle and forgotten. */
+  scope: CoordinationScope | undefined
+  private readonly hash: string
 
-  constructor(
-    private readonly lanes: KeyLanes,
-    private readonly scope: CoordinationScope,
-    private readonly hash: string,
-  ) {}
+  constructor(lanes: KeyLanes, scope: CoordinationScope, hash: string) {
+    this.lanes = lanes
+    this.scope = scope
+    this.hash = hash
+  }
 
   /** A call of this lane ended and its body left: it frees its slot, or its place in the queue. */
   exited(task: Task<unknown>): void {
-    const waiters = this.waiters
-    const id = task.id
-    if (waiters === undefined) {
+    if (this.wasAdmitted(task)) {
       this.inside--
       this.pump()
-    } else if (waiters.parked.delete(id)) {
-      // Cancelled (or timed out) while parked: it leaves now rather than when reached.
-      const turn = waiters.latest
-      if (turn !== undefined && turn.call.task === task) {
-        waiters.latest = undefined
-        turn.answer.resolve(turn.call.result)
-      }
-      this.forgetIfIdle()
-    } else if (waiters.abandoned.delete(id)) {
-      this.forgetIfIdle()
-    } else {
-      this.inside--
-      this.pump()
+      return
     }
+    const waiters = this.waiters!
+    if (waiters.abandoned.size !== 0 && waiters.abandoned.delete(task.id)) {
+      this.forgetIfIdle()
+      return
+    }
+    // Cancelled (or timed out) while parked: it leaves now rather than when reached.
+    waiters.queued--
+    const turn = waiters.latest
+    if (turn !== undefined && turn.call.task === task) {
+      waiters.latest = undefined
+      turn.answer.resolve(turn.call.result)
+    }
+    const order = waiters.order
+    if (waiters.queued === 0) order.clear()
+    else if (order.length > 32 && order.length > 2 * waiters.queued) order.retain(isWaiting)
+    this.forgetIfIdle()
   }
 
   /** Calls parked behind this key, of every generation (inspection). */
   get waiting(): number {
     const waiters = this.waiters
-    return waiters === undefined ? 0 : waiters.parked.size + waiters.abandoned.size
+    return waiters === undefined ? 0 : waiters.queued + waiters.abandoned.size
   }
 
   get hasRoom(): boolean {
     return (
-      (this.waiters === undefined || this.waiters.parked.size === 0) &&
+      (this.waiters === undefined || this.waiters.queued === 0) &&
       this.inside < this.lanes.concurrency
     )
   }
 
   admit(call: Call): Promise<unknown> {
     this.inside++
-    return call.proceed()
+    const task = call.task
+    const outer = this.admitting
+    this.admitting = task
+    try {
+      return call.proceed()
+    } finally {
+      this.admitting = outer
+      if (task.attempt === 0 && !isTerminalState(task.state)) {
+        ;(this.notStarted ??= new Set()).add(task)
+      }
+    }
   }
 
   park(call: Call): Promise<unknown> {
-    const task = call.task
     call.park()
     const waiters = (this.waiters ??= new LaneWaiters())
-    const position = waiters.parked.size
-    waiters.parked.set(task.id, call)
+    const position = waiters.queued
+    waiters.queued++
     if (this.lanes.policy === 'queue') {
       waiters.order.push(call)
       this.emitQueued(call, position)
@@ -145,21 +183,20 @@ class KeyLane implements KeyState {
     if (waiters !== undefined && !this.pumping) {
       this.pumping = true
       try {
-        while (this.inside < this.lanes.concurrency && waiters.parked.size > 0) {
+        while (this.inside < this.lanes.concurrency && waiters.queued > 0) {
           const turn = waiters.latest
           if (turn !== undefined) {
             waiters.latest = undefined
-            waiters.parked.delete(turn.call.task.id)
-            this.inside++
-            turn.answer.resolve(turn.call.proceed())
+            waiters.queued--
+            turn.answer.resolve(this.admit(turn.call))
             continue
           }
           const call = waiters.order.shift()
           if (call === undefined) break
-          // Gone from `parked`: it ended while parked, and left then.
-          if (!waiters.parked.delete(call.task.id)) continue
-          this.inside++
-          call.proceed()
+          // Ended while parked: it left then.
+          if (!isWaiting(call)) continue
+          waiters.queued--
+          this.admit(call)
         }
       } finally {
         this.pumping = false
@@ -172,27 +209,38 @@ class KeyLane implements KeyState {
   abandon(): void {
     const waiters = this.waiters
     if (waiters === undefined) return
+    for (const call of waiters.current()) waiters.abandoned.set(call.task.id, call)
     const turn = waiters.latest
     if (turn !== undefined) {
       // Never released now: its callers get its own ending, whenever it comes.
       waiters.latest = undefined
       turn.answer.resolve(turn.call.result)
     }
-    for (const [id, call] of waiters.parked) waiters.abandoned.set(id, call)
-    waiters.parked.clear()
     waiters.order.clear()
+    waiters.queued = 0
+  }
+
+  /** Whether `task`, which ended and left, was admitted (not a waiter): see the class comment. */
+  private wasAdmitted(task: Task<unknown>): boolean {
+    const notStarted = this.notStarted
+    if (task.attempt !== 0) {
+      notStarted?.delete(task)
+      return true
+    }
+    return (
+      this.waiters === undefined || task === this.admitting || notStarted?.delete(task) === true
+    )
   }
 
   /** Skips every waiter, of every generation, with `reason`. */
   skipAll(reason: string): void {
     const waiters = this.waiters
     if (waiters !== undefined) {
+      const calls = [...waiters.abandoned.values(), ...waiters.current()]
       const turn = waiters.latest
       waiters.latest = undefined
-      const calls = [...waiters.abandoned.values(), ...waiters.parked.values()]
-      waiters.order.clear()
       for (const call of calls) {
-        // Its exit callback takes it out of `parked` or `abandoned`.
+        // Its exit takes it out of `abandoned`, or out of the current generation's count.
         const skipped = call.skip(reason)
         if (turn !== undefined && turn.call === call) turn.answer.resolve(skipped)
       }
@@ -201,13 +249,15 @@ class KeyLane implements KeyState {
   }
 
   forgetIfIdle(): void {
-    if (this.inside === 0 && this.waiting === 0) {
-      this.lanes.store.delete(this.scope, this.hash, this)
+    const scope = this.scope
+    if (scope !== undefined && this.inside === 0 && this.waiting === 0) {
+      this.lanes.store.delete(scope, this.hash, this)
+      this.scope = undefined
     }
   }
 
   private emitQueued(call: Call, position: number): void {
-    const bus = this.scope.host.events
+    const bus = this.scope!.host.events
     if (!bus.active) return
     bus.emit({
       type: 'coordination:queued',
@@ -239,12 +289,14 @@ export class KeyLanes {
 
   /** The decision for one call: proceed when its lane has room, else park. */
   decide(scope: CoordinationScope, call: Call): Promise<unknown> {
-    if (!this.hooked.has(scope)) this.hook(scope)
-    const hash = call.binding.hash
-    let lane = this.store.get(scope, hash)
+    const binding = call.binding
+    let lane = this.laneOf(scope, binding)
     if (lane === undefined) {
-      lane = new KeyLane(this, scope, hash)
-      this.store.set(scope, hash, lane)
+      // A scope holding a lane is hooked already.
+      if (!this.hooked.has(scope)) this.hook(scope)
+      lane = new KeyLane(this, scope, binding.hash)
+      this.store.set(scope, binding.hash, lane)
+      binding.lane = lane
     }
     return lane.hasRoom ? lane.admit(call) : lane.park(call)
   }
@@ -263,10 +315,21 @@ export class KeyLanes {
     }
   }
 
-  /** The call `task` of key `hash` ended and its body left (the claim's exit hook, routed here). */
-  exited(scope: CoordinationScope, task: Task<unknown>, hash: string): void {
+  /** The call `task` of `binding` ended and its body left (the claim's exit hook, routed here). */
+  exited(scope: CoordinationScope, task: Task<unknown>, binding: CoordinationBinding): void {
     if (task === this.refusing) return
-    this.store.get(scope, hash)?.exited(task)
+    this.laneOf(scope, binding)?.exited(task)
+  }
+
+  /** The live lane of `binding`'s key in `scope`: the one the binding remembers while it is current, else looked up (and remembered). */
+  private laneOf(scope: CoordinationScope, binding: CoordinationBinding): KeyLane | undefined {
+    const remembered = binding.lane
+    if (remembered !== undefined && remembered.lanes === this && remembered.scope === scope) {
+      return remembered
+    }
+    const lane = this.store.get(scope, binding.hash)
+    if (lane !== undefined) binding.lane = lane
+    return lane
   }
 
   /**

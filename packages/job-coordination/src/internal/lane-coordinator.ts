@@ -26,7 +26,7 @@ export function createLaneCoordinator(
     {
       decide: (scope, request) =>
         disposed ? lanes.refuse(request, 'shutdown') : lanes.decide(scope, request),
-      exited: (scope, task, binding) => lanes.exited(scope, task, binding.hash),
+      exited: (scope, task, binding) => lanes.exited(scope, task, binding),
     },
     {
       dispose: {

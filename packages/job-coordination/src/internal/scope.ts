@@ -41,10 +41,12 @@ export class CoordinationScope {
    * to decide, from then until it settles (see {@link settled}).
    */
   track(binding: CoordinationBinding, task: Task<unknown>): void {
-    const hash = binding.hash
-    const peers = this.keys.get(hash)
-    if (peers === undefined) this.keys.set(hash, new KeyPeers(hash, task))
-    else peers.add(task)
+    const peers = this.entryOf(binding)
+    if (peers === undefined) {
+      const created = new KeyPeers(this, task)
+      this.keys.set(binding.hash, created)
+      binding.peers = created
+    } else peers.add(task)
     this.tracked++
   }
 
@@ -62,9 +64,8 @@ export class CoordinationScope {
   /** The claim's `onSettled`: `task`, which the handler decided, ended. */
   settled(task: Task<unknown>, binding: CoordinationBinding): void {
     this.tracked--
-    const hash = binding.hash
-    const peers = this.keys.get(hash)!
-    if (peers.remove(task)) this.keys.delete(hash)
+    const peers = this.entryOf(binding)!
+    if (peers.remove(task)) this.keys.delete(binding.hash)
     if (binding.leading === task) binding.leading = undefined
     if (this.undecided.size === 0) return
     const ended = this.undecided.get(task)
@@ -86,15 +87,24 @@ export class CoordinationScope {
     strategy?.exited?.(this, task, binding)
   }
 
-  /** The earliest live task with `hash`, without building the peers array. */
-  firstOf(hash: string): Task<unknown> | undefined {
-    return this.keys.get(hash)?.first
+  /** The earliest live task of `binding`'s key, without building the peers array. */
+  firstOf(binding: CoordinationBinding): Task<unknown> | undefined {
+    return this.entryOf(binding)?.first
   }
 
-  /** The other live tasks with `hash`, earliest first. */
-  peersOf(hash: string, intent: Task<unknown>): Task<unknown>[] {
+  /** The other live tasks of `binding`'s key, earliest first. */
+  peersOf(binding: CoordinationBinding, intent: Task<unknown>): Task<unknown>[] {
     const peers: Task<unknown>[] = []
-    this.keys.get(hash)?.collectLive(peers, intent)
+    this.entryOf(binding)?.collectLive(peers, intent)
+    return peers
+  }
+
+  /** The index's entry for `binding`'s key: the one the binding remembers while it is this scope's and live, else looked up (and remembered). */
+  private entryOf(binding: CoordinationBinding): KeyPeers | undefined {
+    const remembered = binding.peers
+    if (remembered !== undefined && remembered.scope === this) return remembered
+    const peers = this.keys.get(binding.hash)
+    if (peers !== undefined) binding.peers = peers
     return peers
   }
 
@@ -110,16 +120,17 @@ export class CoordinationScope {
  * most of it is settled, so a key with a thousand waiters costs O(1) per
  * call and per settle, and never holds more than about twice its live tasks.
  */
-class KeyPeers {
-  readonly hash: string
+export class KeyPeers {
+  /** The scope whose index holds this entry; `undefined` once its last task has settled and it left the index. */
+  scope: CoordinationScope | undefined
   first: Task<unknown> | undefined
   private later: (Task<unknown> | undefined)[] | undefined = undefined
   private head = 0
   /** Tasks in `later` that have neither settled nor moved to the front. */
   private laterLive = 0
 
-  constructor(hash: string, first: Task<unknown>) {
-    this.hash = hash
+  constructor(scope: CoordinationScope, first: Task<unknown>) {
+    this.scope = scope
     this.first = first
   }
 
@@ -137,7 +148,9 @@ class KeyPeers {
     }
     // The next earliest moves to the front.
     this.first = this.takeEarliest()
-    return this.first === undefined
+    if (this.first !== undefined) return false
+    this.scope = undefined
+    return true
   }
 
   /** Appends the live tasks but `except` to `into`, earliest first. */

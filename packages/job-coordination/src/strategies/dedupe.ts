@@ -19,7 +19,7 @@ export const dedupeCoordinator: Coordinator = defineStrategy('dedupe', {
   decide(scope, request) {
     const { binding, task } = request
     // The call itself is indexed (last): it leads only when no other call of its key lives.
-    const leader = scope.firstOf(binding.hash)!
+    const leader = scope.firstOf(binding)!
     if (leader === task) {
       // Until it settles (the scope clears it then), a call of this very taskFn follows it without a lookup.
       binding.leading = task
@@ -41,5 +41,5 @@ export const dedupeCoordinator: Coordinator = defineStrategy('dedupe', {
   // The same rule before the call's task is built (core's `followPeer`, asked
   // only while nobody listens): a live call of the key is the one to follow,
   // and its own taskFn's leader is that call.
-  follow: (scope, binding) => binding.leading ?? scope.firstOf(binding.hash),
+  follow: (scope, binding) => binding.leading ?? scope.firstOf(binding),
 })

@@ -20,7 +20,7 @@ export const exhaustCoordinator: Coordinator = defineStrategy('exhaust', {
   decide(scope, request) {
     const { binding, task } = request
     // The call itself is indexed (last): it runs only when no other call of its key lives.
-    const running = scope.firstOf(binding.hash)!
+    const running = scope.firstOf(binding)!
     if (running === task) return request.proceed()
     const bus = scope.host.events
     if (bus.active) {

@@ -23,7 +23,7 @@ export const restartCoordinator: Coordinator = defineStrategy('restart', {
     const { binding, task } = request
     const bus = scope.host.events
     let cancelledPeerIds: number[] | undefined
-    for (const peer of scope.peersOf(binding.hash, task)) {
+    for (const peer of scope.peersOf(binding, task)) {
       // An earlier cancel may have ended this one too (a child, a dependant).
       if (isTerminalState(peer.state)) continue
       request.cancelPeer(peer, 'abort')

@@ -1,25 +1,24 @@
-import { IllegalStateError } from '../errors.js'
 import type { TimerHandle } from '../types/backend.js'
 import { contextFor } from './attempt-context.js'
 import { enterThroughWrappers } from './attempt-wrappers.js'
-import { backendError, backendThrew, releaseSlot } from './backend-seam.js'
+import { backendThrew } from './cancellation.js'
 import type { TaskRecord } from './model.js'
 import { isThenable } from './promises.js'
-import { type QueuedAttempt, ticketFor } from './queued-attempt.js'
+import type { QueuedAttempt } from './queued-attempt.js'
 import { attemptFailed, attemptSucceeded } from './stages/execute.js'
 import { bodyLeft } from './stages/settle.js'
 import { armTimeout, clearStageTimer } from './task-extras.js'
 
 /**
- * Where an attempt stands: `queued` in the backend; `withdrawn` before it
- * started (its task left the queue, or `enqueue` threw: a late `start()`
- * hands the slot straight back); `deciding`, holding a slot, its body
- * (entered or about to) deciding the task; `stale`, holding a slot, its
- * body told to stop (cancelled, timed out) and deciding nothing, the honest
- * slot; `abandoned`, its slot given back by `abandonAfter` while the body
- * is still inside; `released`, nothing left to do.
+ * Where an attempt stands once the backend started it: `deciding`, holding
+ * a slot, its body (entered or about to) deciding the task; `stale`,
+ * holding a slot, its body told to stop (cancelled, timed out) and deciding
+ * nothing, the honest slot; `abandoned`, its slot given back by
+ * `abandonAfter` while the body is still inside; `released`, nothing left
+ * to do (also a withdrawn job the backend started late: its slot went
+ * straight back).
  */
-export type AttemptPhase = 'queued' | 'withdrawn' | 'deciding' | 'stale' | 'abandoned' | 'released'
+export type AttemptPhase = 'deciding' | 'stale' | 'abandoned' | 'released'
 
 /**
  * The signal of an attempt, made on first use (most bodies never read it):
@@ -34,17 +33,20 @@ const UNREAD: SignalState = { kind: 'unread' }
 
 /**
  * One attempt of a task and the slot it takes: the one owner of both, from
- * `enqueue` to `release`. Only an attempt starts a body, gives a slot back
- * (each once), and tells the runtime's body counters (`core.bodies`, see
- * `body-ledger.ts`) that a body took, kept or left a slot. What the backend holds (`ticket`) and what the body
- * holds (its `ctx`) are thin, frozen facades over it.
+ * the backend's `start()` to `release`. Only an attempt takes a slot and
+ * gives it back (each once), starts a body, and tells the runtime's body
+ * counters (`core.bodies`, see `body-ledger.ts`) that a body took, kept or
+ * left a slot. What the backend holds (`ticket`, which makes the attempt
+ * on its first `start()`: until then it is all that waits) and what the
+ * body holds (its `ctx`) are thin facades over it.
  */
 export class Attempt {
   readonly task: TaskRecord
-  /** What the backend is handed, and gets back in `withdraw` and `release`. */
+  /** What the backend was handed, and gets back in `release`. */
   readonly ticket: QueuedAttempt
-  phase: AttemptPhase = 'queued'
-  /** 1-based, set when the slot is granted: the attempts of the task started before this one, plus one. */
+  /** Made at the grant, which decides (see {@link grant}). */
+  phase: AttemptPhase = 'deciding'
+  /** 1-based, set when the slot is taken: the attempts of the task started before this one, plus one. */
   number = 0
   /** The body was called (a task can end between the grant and the entry). */
   entered = false
@@ -52,78 +54,32 @@ export class Attempt {
   timer: TimerHandle | undefined = undefined
   signal: SignalState = UNREAD
 
-  constructor(task: TaskRecord) {
+  constructor(task: TaskRecord, ticket: QueuedAttempt) {
     this.task = task
-    this.ticket = ticketFor(this)
+    this.ticket = ticket
   }
 
   /**
-   * Hands the attempt to the backend, which starts it when a slot is free
-   * (inside this call when one is free now). A backend that throws ends the
-   * task in `error` (the thrown value its `cause`); if it started the job
-   * first, that body keeps its slot until it leaves, like any stopped body.
+   * The backend's first `job.start()`: the attempt takes its slot and its
+   * task runs the execute stage; or, if the task no longer waits with this
+   * ticket (it left the queue, or `enqueue` threw), the slot goes straight
+   * back.
    */
-  enqueue(): void {
+  grant(): void {
     const task = this.task
-    task.waiting = this
-    try {
-      task.core.backend.enqueue(this.ticket)
-    } catch (error) {
-      if (this.phase === 'queued') {
-        // Refused: nothing waits in the backend; a start() that comes anyway gives the slot back.
-        this.phase = 'withdrawn'
-        task.waiting = undefined
-      }
-      backendThrew(task, 'enqueue', error)
+    if (task.waiting !== this.ticket) {
+      // Picked by the backend before it learnt of the withdrawal.
+      this.phase = 'released'
+      this.releaseSlot()
+      return
     }
-  }
-
-  /**
-   * The backend's `job.start()`: the attempt takes its slot and its task
-   * runs the execute stage. Once: a second call is refused with an
-   * `IllegalStateError` (the slot is released once, when the body leaves).
-   */
-  start(): void {
-    const task = this.task
-    switch (this.phase) {
-      case 'queued': {
-        this.phase = 'deciding'
-        this.number = task.attempt + 1
-        task.waiting = undefined
-        task.job = this
-        task.core.bodies.slotTaken()
-        // The queue timeout, if any.
-        clearStageTimer(task)
-        task.core.resume(task, 'slot-granted')
-        return
-      }
-      case 'withdrawn':
-        // Picked by the backend before it learnt of the withdrawal: the slot goes straight back.
-        this.phase = 'released'
-        releaseSlot(task, this.ticket)
-        return
-      default:
-        throw new IllegalStateError(
-          `Backend called job.start() again for task #${task.id}${this.number === 0 ? '' : ` (attempt ${this.number})`}: a job starts once. ` +
-            'The second call is refused; the slot the first one took is released once, with release(job), when the body leaves.',
-        )
-    }
-  }
-
-  /**
-   * Takes the attempt back from the backend before it started (its task
-   * ended, or its queue timeout passed). Returns what the backend threw, if
-   * it did: the task's ending becomes an error.
-   */
-  withdraw(): { readonly error: unknown } | undefined {
-    if (this.phase !== 'queued') return undefined
-    this.phase = 'withdrawn'
-    try {
-      this.task.core.backend.withdraw(this.ticket)
-      return undefined
-    } catch (error) {
-      return { error: backendError(this.task, 'withdraw', error) }
-    }
+    this.number = task.attempt + 1
+    task.waiting = undefined
+    task.job = this
+    task.core.bodies.slotTaken()
+    // The queue timeout, if any.
+    clearStageTimer(task)
+    task.core.resume(task, 'slot-granted')
   }
 
   /**
@@ -215,7 +171,7 @@ export class Attempt {
     core.shutdown?.bodyAbandoned()
     if (core.bus.active) core.bus.emit({ type: 'task:abandoned', taskId: task.id })
     bodyLeft(task)
-    releaseSlot(task, this.ticket)
+    this.releaseSlot()
     core.bodies.slotReleased()
     core.checkIdle()
   }
@@ -263,9 +219,18 @@ export class Attempt {
       return
     }
     bodyLeft(task)
-    releaseSlot(task, this.ticket)
+    this.releaseSlot()
     core.bodies.slotReleased()
     core.checkIdle()
+  }
+
+  /** Gives the slot back to the backend; a backend that throws is reported, and the kernel's count stays right. */
+  private releaseSlot(): void {
+    try {
+      this.task.core.backend.release(this.ticket)
+    } catch (error) {
+      backendThrew(this.task, 'release', error)
+    }
   }
 
   private clearTimer(): void {

@@ -1,10 +1,10 @@
-import type { Backend, BackendJob } from '../types/backend.js'
-import { failTask } from './cancellation.js'
+import type { Backend } from '../types/backend.js'
 import type { TaskRecord } from './model.js'
 import { describeValue } from './validate.js'
 
 // The backend seam, guarded both ways: a backend is checked once when the
-// runtime takes it, and every call into it that can throw is caught, so a
+// runtime takes it, and every call into it that can throw is caught (here,
+// in `queued-attempt.ts` for enqueue and in `attempt.ts` for release), so a
 // broken backend fails its task loudly and never leaks one.
 
 /** What every backend implements, as `createRuntime({ backend })` checks it. */
@@ -56,28 +56,22 @@ export function checkBackend(backend: unknown, where: string): Backend {
   return backend as Backend
 }
 
-/** Gives a slot back to the backend; a backend that throws is reported, and the kernel's count stays right. */
-export function releaseSlot(task: TaskRecord, job: BackendJob): void {
-  try {
-    task.core.backend.release(job)
-  } catch (error) {
-    backendThrew(task, 'release', error)
-  }
-}
-
 /**
- * The backend threw from `method`: a task still live ends in `error` with
- * it as `cause`; one that already ended keeps its outcome, and the error
- * goes to `console.error` (nothing else is left to carry it).
+ * Takes back from the backend the job `task` waits with (its attempt has
+ * not started: the task ended, or its queue timeout passed); a later
+ * `start()` of that job hands the slot straight back. Returns what the
+ * backend threw, if it did: the task's ending becomes an error.
  */
-export function backendThrew(
-  task: TaskRecord,
-  method: 'enqueue' | 'release',
-  error: unknown,
-): void {
-  const failure = backendError(task, method, error)
-  if (task.outcome === undefined) failTask(task, failure)
-  else console.error(`[@vega/job-core] ${failure.message}`, error)
+export function withdrawWaiting(task: TaskRecord): { readonly error: unknown } | undefined {
+  const job = task.waiting
+  if (job === undefined) return undefined
+  task.waiting = undefined
+  try {
+    task.core.backend.withdraw(job)
+    return undefined
+  } catch (error) {
+    return { error: backendError(task, 'withdraw', error) }
+  }
 }
 
 /** The error a task ends with when the backend threw from `method`; the thrown value is its `cause`. */

@@ -1,4 +1,5 @@
 import type { CancelReason } from '../types/task.js'
+import { backendError } from './backend-seam.js'
 import { CancelledOutcome } from './cancelled-outcome.js'
 import type { TaskRecord } from './model.js'
 import { finish } from './stages/settle.js'
@@ -73,4 +74,19 @@ export function cancelChildren(parent: TaskRecord): void {
   if (children === undefined) return
   parent.extras!.children = undefined
   for (const child of [...children]) cancelTask(child, 'parent')
+}
+
+/**
+ * The backend threw from `method`: a task still live ends in `error` with
+ * it as `cause`; one that already ended keeps its outcome, and the error
+ * goes to `console.error` (nothing else is left to carry it).
+ */
+export function backendThrew(
+  task: TaskRecord,
+  method: 'enqueue' | 'release',
+  error: unknown,
+): void {
+  const failure = backendError(task, method, error)
+  if (task.outcome === undefined) failTask(task, failure)
+  else console.error(`[@vega/job-core] ${failure.message}`, error)
 }

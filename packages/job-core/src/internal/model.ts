@@ -23,6 +23,7 @@ import type { ContextCarrier, ContextSnapshot } from './context-carrier.js'
 import type { EventBusView, RuntimeEventBus } from './event-bus.js'
 import type { LiveTasks } from './live-tasks.js'
 import type { Deferred } from './promises.js'
+import type { QueuedAttempt } from './queued-attempt.js'
 import type { KernelGate } from './start-gate.js'
 import type { TaskWatchers } from './task-watchers.js'
 import type { TransitionExtra } from './transition-event.js'
@@ -64,7 +65,7 @@ export interface TaskRecord {
   /** The async context kept for a body that starts later; the next attempt takes it. */
   carrier: AttemptCarrier | undefined
   /** The attempt handed to the backend that has not started yet (`attempt.ts`). */
-  waiting: Attempt | undefined
+  waiting: QueuedAttempt | undefined
   /** The attempt whose body runs and still decides the task. */
   job: Attempt | undefined
   /** How the task ended; set once, right after the terminal transition. */

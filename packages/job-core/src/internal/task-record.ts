@@ -15,6 +15,7 @@ import type {
   TaskExtras,
   TaskRecord as TaskRecordShape,
 } from './model.js'
+import type { QueuedAttempt } from './queued-attempt.js'
 import { SHAPE } from './stages/stage.js'
 import { tellWatched } from './task-watchers.js'
 import { type TransitionExtra, transitionEvent } from './transition-event.js'
@@ -67,8 +68,8 @@ export class TaskRecord implements TaskRecordShape {
    * attempt takes it when it starts.
    */
   carrier: AttemptCarrier | undefined = undefined
-  /** The attempt handed to the backend that has not started yet (`attempt.ts`). */
-  waiting: Attempt | undefined = undefined
+  /** The job handed to the backend for the next attempt, until it starts or the task leaves the queue (`queued-attempt.ts`). */
+  waiting: QueuedAttempt | undefined = undefined
   /** The attempt whose body runs and still decides the task. */
   job: Attempt | undefined = undefined
   /** How the task ended; set once, right after the terminal transition (see `finish`). */

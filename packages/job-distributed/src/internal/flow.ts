@@ -1,7 +1,7 @@
 import type { CoordinationContext } from '@vega/job-coordination'
+import { type Deferred, deferred } from '../deferred.js'
 import type { AcquireMode } from '../engine.js'
 import { RemoteTaskError } from '../errors.js'
-import { type Deferred, deferred } from './deferred.js'
 import { dedupeHolderId, tellJoined } from './leader-id.js'
 import { Lease, type LeaseOwner } from './lease.js'
 import type { LocalNode, Located } from './local-node.js'

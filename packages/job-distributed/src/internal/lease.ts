@@ -1,9 +1,9 @@
 import type { PluginHost, Task } from '@vega/job-core'
 import type { Answer } from '../bounded.js'
+import { type Deferred, deferred } from '../deferred.js'
 import type { CoordinationEngine, HandOff, ReleaseKind } from '../engine.js'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
-import { type Deferred, deferred, quiet } from './deferred.js'
 
 /** What a lease does when it is lost or taken over. */
 export interface LeaseOwner {
@@ -247,4 +247,10 @@ export class Lease implements Answer<boolean | HandOff> {
         this.lose(this.lostError(`the renewal could not reach ${this.io.storage}`, error)),
     )
   }
+}
+
+/** Swallows a rejection someone may never read (a token nobody asked for). */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {})
+  return promise
 }

@@ -4,7 +4,7 @@ import {
   defineCoordinator,
 } from '@vega/job-coordination'
 import type { PluginHost } from '@vega/job-core'
-import { type Deferred, deferred } from '../internal/deferred.js'
+import { type Deferred, deferred } from '../deferred.js'
 import { parkForGrant } from '../internal/flow.js'
 import type { LocalNode } from '../internal/local-node.js'
 

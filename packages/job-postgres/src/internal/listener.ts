@@ -1,32 +1,17 @@
 import type { WakeListener, WakeMessage } from '@vega/job-distributed'
-
-/** The LISTEN connection's client: a `pg.Client` made from the user's pool's own class and options. */
-interface ListenClient {
-  connect(): Promise<unknown>
-  query(text: string): Promise<unknown>
-  end(): Promise<void>
-  on(
-    event: 'notification',
-    listener: (message: { channel: string; payload?: string }) => void,
-  ): unknown
-  on(event: 'error' | 'end', listener: (error?: unknown) => void): unknown
-}
-
-type ClientClass = new (options: object) => ListenClient
+import { type ListenConnection, type ListenUser, listenConnectionOf } from './listen-connection.js'
 
 /**
- * The process's one LISTEN connection, whatever the number of keys: a
- * NOTIFY only wakes (the tables are the truth, and every waiter re-checks on
- * its floor anyway). A connection that ends (`pg_terminate_backend`, a
- * restart, a network cut) is opened and listened again after a short pause;
- * once it listens again, every key with waiters is re-checked, since a
- * wake-up sent meanwhile was not heard.
+ * The coordination's wake-ups, on its pool's one LISTEN connection (shared
+ * with every bus and coordination made with that pool), whatever the number
+ * of keys: a NOTIFY only wakes (the tables are the truth, and every waiter
+ * re-checks on its floor anyway). When the connection listens again after
+ * it ended, every key with waiters is re-checked, since a wake-up sent
+ * meanwhile was not heard.
  */
-export class Listener {
-  private client: ListenClient | undefined
+export class Listener implements ListenUser {
+  private readonly connection: ListenConnection
   private listener: WakeListener | undefined
-  private closed = false
-  private retry: NodeJS.Timeout | undefined
   /** md5(key) → key, for the keys this process waits on (a NOTIFY names a key by its md5). */
   private readonly wanted = new Map<string, { readonly hash: string; count: number }>()
   /**
@@ -35,23 +20,23 @@ export class Listener {
    * one) re-checks at once instead of on its floor.
    */
   private readonly unclaimed = new Map<string, number>()
-  /** How many times the connection was (re)opened and listening: the tests read it. */
-  listens = 0
 
   constructor(
-    private readonly Client: ClientClass,
-    private readonly options: object,
-    private readonly channel: string,
+    pool: object,
+    readonly channel: string,
     private readonly md5: (text: string) => string,
-    private readonly reopenMs: number,
+    readonly connectTimeoutMs: number,
     /** How long a wake-up nobody here waited for still counts for a waiter that arrives (leaseMs). */
     private readonly recentMs: number,
-  ) {}
+  ) {
+    this.connection = listenConnectionOf(pool)
+  }
 
+  /** Listens (again, after {@link close}) and hands what it hears to `listener`. */
   start(listener: WakeListener): void {
-    if (this.listener !== undefined || this.closed) return
+    if (this.listener !== undefined) return
     this.listener = listener
-    this.open()
+    this.connection.add(this)
   }
 
   want(hash: string): void {
@@ -75,62 +60,33 @@ export class Listener {
     if (--known.count === 0) this.wanted.delete(digest)
   }
 
-  async close(): Promise<void> {
-    this.closed = true
-    if (this.retry !== undefined) clearTimeout(this.retry)
-    this.retry = undefined
-    const client = this.client
-    this.client = undefined
-    await client?.end().catch(() => {})
+  /** Stops listening; the connection closes when its last user left. */
+  close(): Promise<void> {
+    if (this.listener === undefined) return Promise.resolve()
+    this.listener = undefined
+    return this.connection.remove(this)
   }
 
-  private open(): void {
-    if (this.closed) return
-    const client = new this.Client({ ...this.options, keepAlive: true })
-    this.client = client
-    let gone = false
-    const lost = () => {
-      if (gone) return
-      gone = true
-      if (this.client === client) this.client = undefined
-      client.end().catch(() => {})
-      if (this.closed) return
-      this.retry = setTimeout(() => {
-        this.retry = undefined
-        this.open()
-      }, this.reopenMs)
-      this.retry.unref()
-    }
-    client.on('error', lost)
-    client.on('end', lost)
-    client.on('notification', (message) => {
-      if (message.channel === this.channel && message.payload !== undefined)
-        this.hear(message.payload)
-    })
-    client
-      .connect()
-      .then(() => client.query(`LISTEN "${this.channel}"`))
-      .then(() => {
-        if (gone) return
-        this.listens++
-        // Unref'd: the connection alone never keeps the process alive.
-        ;(client as { connection?: { stream?: { unref?(): void } } }).connection?.stream?.unref?.()
-        // Wake-ups sent before this connection listened were not heard.
-        for (const { hash } of [...this.wanted.values()]) this.listener?.recheck(hash)
-      }, lost)
+  listening(): void {
+    // Wake-ups sent before this connection listened were not heard.
+    for (const { hash } of [...this.wanted.values()]) this.listener?.recheck(hash)
   }
 
-  private hear(payload: string): void {
+  /** Its waiters re-check on their floor meanwhile. */
+  failed(): void {}
+
+  heard(payload: string): boolean {
     const lines = payload.split('\n')
     const digest = lines[0] ?? ''
     const known = this.wanted.get(digest)
     if (known === undefined) {
       this.remember(digest)
-      return
+      return false
     }
-    if (this.listener === undefined) return
     const message = parse(lines[1] ?? '', lines.slice(2))
-    if (message !== undefined) this.listener.hear(known.hash, message)
+    if (this.listener === undefined || message === undefined) return false
+    this.listener.hear(known.hash, message)
+    return true
   }
 
   private remember(digest: string): void {

@@ -119,16 +119,11 @@ export class PgIO implements CoordinationEngine {
         { name: `vega_job:${settings.schema}:${name}`, text: text.replaceAll('%s', this.s) },
       ]),
     ) as PgIO['prepared']
-    const pool = settings.pool as unknown as {
-      Client?: new (options: object) => never
-      options?: object
-    }
     this.listener = new Listener(
-      pool.Client as never,
-      pool.options ?? {},
+      settings.pool,
       channelOf(settings.schema),
       md5,
-      Math.min(1000, Math.max(10, Math.floor(settings.leaseMs / 10))),
+      settings.connectTimeoutMs,
       settings.leaseMs,
     )
   }

@@ -1,7 +1,7 @@
-import { Attempt } from '../attempt.js'
 import { failTask } from '../cancellation.js'
 import type { TaskRecord } from '../model.js'
 import { overflowed } from '../overflow.js'
+import { enqueueAttempt } from '../queued-attempt.js'
 import { armTimeout, extrasOf } from '../task-extras.js'
 import { sinceOffsetAt } from '../task-record.js'
 import type { StageResult } from './stage.js'
@@ -18,7 +18,7 @@ export function queue(task: TaskRecord): StageResult {
   const core = task.core
   const limit = task.options.timeouts?.queue
   if (limit !== undefined) armQueueTimeout(task, limit)
-  new Attempt(task).enqueue()
+  enqueueAttempt(task)
   // Still waiting: the time it entered the queue (moveTo left it unread).
   if (task.sinceOffset === undefined && task.state === 'queued') {
     task.sinceOffset = sinceOffsetAt(core)

@@ -1,4 +1,5 @@
 import type { Outcome } from '../../types/outcome.js'
+import { withdrawWaiting } from '../backend-seam.js'
 import { settleOwn } from '../caller-promise.js'
 import { runTaskCallbacks, tellClaimExited, tellClaimSettled } from '../ending-hooks.js'
 import type { TaskRecord } from '../model.js'
@@ -59,12 +60,7 @@ export function finish(task: TaskRecord, outcome: Outcome<unknown>, extra?: Tran
  */
 export function leaveStage(task: TaskRecord): { readonly error: unknown } | undefined {
   if (task.state === 'parked:shaper') releaseShaperHold(task)
-  const waiting = task.waiting
-  let refused: { readonly error: unknown } | undefined
-  if (waiting !== undefined) {
-    task.waiting = undefined
-    refused = waiting.withdraw()
-  }
+  const refused = withdrawWaiting(task)
   const extras = task.extras
   if (extras === undefined) return refused
   clearStageTimer(task)

@@ -15,7 +15,7 @@ import type {
   StopReport,
 } from '../../bus/bus-types.js'
 import type { BusConsumerConfig } from '../../bus/create-bus-consumer.js'
-import { deferred } from '../deferred.js'
+import { deferred } from '../../deferred.js'
 import { Handling } from './handling.js'
 import { Membership } from './membership.js'
 import { pause } from './pause.js'
@@ -189,6 +189,7 @@ export class BusConsumer<P extends BusPartition, E extends BusEntry>
     let abandoned = 0
     const all = this.membership.owned()
     if (timedOut) {
+      this.handling.deadlinePassed = true
       for (const p of all) {
         abandoned += p.running
         p.lost.abort(

@@ -40,6 +40,12 @@ export class Handling<P extends BusPartition, E extends BusEntry> {
   retried = 0
   deadLettered = 0
   acksRefused = 0
+  /**
+   * Set by `stop()` once its deadline passed: the handlers still running are
+   * reported abandoned, so what they return is not acknowledged (their lease
+   * still holds until the stop releases it, so an ack would count).
+   */
+  deadlinePassed = false
   private readonly dispatcher: AggregateDispatcher<BusExchange<P, E>>
   private readonly supplier: DefaultAggregateSchedulerSupplier
 
@@ -167,6 +173,9 @@ export class Handling<P extends BusPartition, E extends BusEntry> {
     } catch (error) {
       return { kind: 'failed', error }
     }
+    // Reported abandoned by the stop: not acknowledged; the partition's next owner delivers it again.
+    // (After a lost lease the ack is still sent: the storage's fence refuses it.)
+    if (this.deadlinePassed) return { kind: 'failed', error: p.lost.signal.reason }
     return { kind: 'handled', verdict: await this.engine.ack(p, entry) }
   }
 

@@ -1,5 +1,4 @@
-import type { AckVerdict } from '@vega/job-distributed'
-import { type Deferred, deferred } from './deferred.js'
+import { type AckVerdict, type Deferred, deferred } from '@vega/job-distributed'
 import type { PostgresPartition } from './partition.js'
 import type { PostgresBusStore } from './store.js'
 

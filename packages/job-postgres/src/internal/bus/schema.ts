@@ -1,3 +1,5 @@
+import { busFunctionsSql } from './statements.js'
+
 /**
  * The bus's tables, as one migration step (`migrate` runs it once per
  * schema, in its ordered list). `schema` is already a quoted identifier.
@@ -14,6 +16,9 @@
  *   has read (a later owner counts those messages as redelivered).
  * - `bus_member`: the live consumers of each aggregate.
  * - `bus_dead_letter`: messages whose handler kept failing.
+ *
+ * And the bus's statements as functions (see `statements.ts`), so each
+ * bounds its own lock waits on the server.
  */
 export function busMigration(schema: string): string {
   return `
@@ -115,5 +120,6 @@ $$;
 CREATE CONSTRAINT TRIGGER bus_stamp AFTER INSERT ON ${schema}.bus_message
   DEFERRABLE INITIALLY DEFERRED
   FOR EACH ROW WHEN (NEW.seq IS NULL) EXECUTE FUNCTION ${schema}.bus_stamp();
+${busFunctionsSql(schema)}
 `
 }

@@ -1,6 +1,10 @@
 /**
- * The bus's statements, one round trip each. Every step on a partition
- * checks its lease (owner, fence, not expired by the server's clock) in the
+ * The bus's statements, one round trip each: a call of one of the schema's
+ * SQL functions (made by migration 2), whose last argument bounds, on the
+ * server, every lock wait of its statement (`lock_timeout`, set inside the
+ * function and restored when it returns: the app's settings on the same
+ * connection, and the rest of a transaction it runs in, keep theirs).
+ * Every step on a partition checks its lease (owner, fence, not expired by the server's clock) in the
  * same statement, so a consumer whose lease ended can neither read nor
  * acknowledge: fencing in the database, not in the consumer's memory.
  * Acknowledgements and dead-letter moves take the lease row `FOR SHARE`:
@@ -39,8 +43,16 @@ export interface BusStatements {
   readonly deadLetters: string
 }
 
-/** The statements on `schema` (a quoted identifier). */
-export function busStatements(schema: string): BusStatements {
+/** One of the bus's SQL functions: its arguments' types ($1 …; the lock-wait bound in ms comes after them), what it returns, its statement. */
+interface BusFunction {
+  readonly fn: string
+  readonly args: readonly string[]
+  readonly returns: string
+  readonly sql: string
+}
+
+/** The bus's functions on `schema` (a quoted identifier), by statement. */
+function busFunctions(schema: string): Record<keyof BusStatements, BusFunction> {
   const lease = `${schema}.bus_lease`
   const message = `${schema}.bus_message`
   const member = `${schema}.bus_member`
@@ -49,7 +61,12 @@ export function busStatements(schema: string): BusStatements {
   // after a failover that lost the last grants, new fences still exceed them.
   const nextFence = `greatest(l.fence + 1, (extract(epoch from clock_timestamp()) * 1000000)::bigint)`
   return {
-    send: `
+    send: {
+      fn: 'bus_send',
+      args: ['text', 'integer', 'text', 'text', 'text', 'text'],
+      returns: 'TABLE (seq bigint, pos bigint)',
+      sql: `
+SELECT pg_notify($5, $6);
 WITH o AS (
   INSERT INTO ${schema}.bus_order AS o (aggregate, partition, last_seq) VALUES ($1, $2, 1)
   ON CONFLICT (aggregate, partition) DO UPDATE SET last_seq = o.last_seq + 1
@@ -59,17 +76,41 @@ WITH o AS (
   SELECT $1, $2, last_seq, $3, $4 FROM o
   RETURNING seq, pos
 )
-SELECT m.seq, m.pos, pg_notify($5, $6) FROM m`,
-    sendInTransaction: `
-WITH m AS (
-  INSERT INTO ${message} (aggregate, partition, id, body) VALUES ($1, $2, $3, $4) RETURNING pos
-)
-SELECT m.pos, pg_notify($5, $6) FROM m`,
-    ensureLeases: `
+SELECT m.seq, m.pos FROM m`,
+    },
+    sendInTransaction: {
+      fn: 'bus_send_in_transaction',
+      args: ['text', 'integer', 'text', 'text', 'text', 'text'],
+      returns: 'TABLE (pos bigint)',
+      sql: `
+SELECT pg_notify($5, $6);
+INSERT INTO ${message} (aggregate, partition, id, body) VALUES ($1, $2, $3, $4) RETURNING pos`,
+    },
+    ensureLeases: {
+      fn: 'bus_ensure_leases',
+      args: ['text', 'integer'],
+      returns: 'void',
+      sql: `
 INSERT INTO ${lease} (aggregate, partition)
 SELECT $1, p FROM generate_series(0, $2::integer - 1) AS p
 ON CONFLICT DO NOTHING`,
-    tick: `
+    },
+    tick: {
+      fn: 'bus_tick',
+      args: [
+        'text',
+        'text',
+        'boolean',
+        'integer',
+        'integer[]',
+        'bigint[]',
+        'boolean',
+        'integer',
+        'text',
+        'text',
+      ],
+      returns: 'TABLE (live integer, renewed integer[], free integer[], told bigint)',
+      sql: `
 WITH gone AS (
   DELETE FROM ${member}
   WHERE aggregate = $1 AND (expires_at <= now() OR (consumer = $2 AND NOT $3::boolean))
@@ -105,7 +146,12 @@ SELECT
     WHERE aggregate = $1 AND partition < $8 AND (owner IS NULL OR expires_at <= now())
   ) END AS free,
   (SELECT count(*) FROM changed) AS told`,
-    grant: `
+    },
+    grant: {
+      fn: 'bus_grant',
+      args: ['text', 'text', 'integer', 'integer[]'],
+      returns: 'TABLE (partition integer, fence bigint)',
+      sql: `
 WITH free AS (
   SELECT partition FROM ${lease}
   WHERE aggregate = $1 AND partition = ANY($4::integer[]) AND (owner IS NULL OR expires_at <= now())
@@ -122,7 +168,13 @@ WITH free AS (
   WHERE m.aggregate = $1 AND m.partition = g.partition AND m.seq <= g.delivered_up_to
 )
 SELECT partition, fence FROM granted`,
-    read: `
+    },
+    read: {
+      fn: 'bus_read',
+      args: ['text', 'text', 'integer[]', 'bigint[]', 'bigint[]', 'integer'],
+      returns:
+        'TABLE (partition integer, seq bigint, pos bigint, id text, body text, deliveries integer)',
+      sql: `
 WITH h AS (
   SELECT * FROM unnest($3::integer[], $4::bigint[], $5::bigint[]) AS h(partition, fence, after)
 ), mine AS (
@@ -152,7 +204,12 @@ UNION ALL
 SELECT h.partition, NULL, NULL, NULL, NULL, NULL FROM h
 WHERE NOT EXISTS (SELECT 1 FROM mine WHERE mine.partition = h.partition)
 ORDER BY partition, seq`,
-    ack: `
+    },
+    ack: {
+      fn: 'bus_ack',
+      args: ['text', 'text', 'integer[]', 'bigint[]', 'integer[]', 'bigint[]', 'bigint[]'],
+      returns: 'TABLE (partition integer, fence bigint)',
+      sql: `
 WITH ok AS (
   SELECT l.partition, l.fence FROM ${lease} l
   JOIN unnest($3::integer[], $4::bigint[]) AS h(partition, fence)
@@ -167,7 +224,12 @@ WITH ok AS (
     AND ok.partition = a.partition AND ok.fence = a.fence
 )
 SELECT partition, fence FROM ok`,
-    ackOne: `
+    },
+    ackOne: {
+      fn: 'bus_ack_one',
+      args: ['text', 'text', 'integer', 'bigint', 'bigint'],
+      returns: 'TABLE (partition integer)',
+      sql: `
 WITH ok AS (
   SELECT l.partition FROM ${lease} l
   WHERE l.aggregate = $1 AND l.partition = $3 AND l.owner = $2 AND l.fence = $4 AND l.expires_at > now()
@@ -177,7 +239,12 @@ WITH ok AS (
   WHERE m.aggregate = $1 AND m.partition = $3 AND m.seq = $5
 )
 SELECT partition FROM ok`,
-    bury: `
+    },
+    bury: {
+      fn: 'bus_bury',
+      args: ['text', 'text', 'integer', 'bigint', 'bigint', 'integer', 'text', 'text'],
+      returns: 'TABLE (partition integer)',
+      sql: `
 WITH ok AS (
   SELECT l.partition FROM ${lease} l
   WHERE l.aggregate = $1 AND l.partition = $3 AND l.owner = $2 AND l.fence = $4 AND l.expires_at > now()
@@ -193,7 +260,12 @@ WITH ok AS (
   RETURNING dead_id
 )
 SELECT partition FROM ok`,
-    release: `
+    },
+    release: {
+      fn: 'bus_release',
+      args: ['text', 'text', 'integer[]', 'bigint[]', 'boolean', 'text', 'text'],
+      returns: 'TABLE (released integer[], told bigint)',
+      sql: `
 WITH mine AS (
   SELECT l.partition FROM ${lease} l
   JOIN unnest($3::integer[], $4::bigint[]) AS h(partition, fence)
@@ -214,14 +286,54 @@ WITH mine AS (
 )
 SELECT (SELECT coalesce(array_agg(partition), '{}') FROM released) AS released,
   (SELECT count(*) FROM told) AS told`,
-    stats: `
+    },
+    stats: {
+      fn: 'bus_stats',
+      args: ['text', 'integer[]'],
+      returns: 'TABLE (partition integer, lag integer, oldest bigint)',
+      sql: `
 SELECT partition, count(*)::integer AS lag,
   coalesce(floor(extract(epoch from (now() - min(sent_at))) * 1000), 0)::bigint AS oldest
 FROM ${message}
 WHERE aggregate = $1 AND partition = ANY($2::integer[]) AND seq IS NOT NULL
 GROUP BY partition`,
-    deadLetters: `
+    },
+    deadLetters: {
+      fn: 'bus_dead_letters',
+      args: ['text', 'integer'],
+      returns:
+        'TABLE (dead_id bigint, partition integer, pos bigint, id text, body text, attempts integer, error_name text, error_message text, consumer text, fence bigint)',
+      sql: `
 SELECT dead_id, partition, pos, id, body, attempts, error_name, error_message, consumer, fence
 FROM ${schema}.bus_dead_letter WHERE aggregate = $1 ORDER BY dead_id LIMIT $2`,
+    },
   }
+}
+
+/** The statements on `schema` (a quoted identifier): each calls its function, the lock-wait bound last. */
+export function busStatements(schema: string): BusStatements {
+  const calls = Object.entries(busFunctions(schema)).map(([name, { fn, args }]) => {
+    const values = Array.from({ length: args.length + 1 }, (_, i) => `$${i + 1}`)
+    return [name, `SELECT * FROM ${schema}.${fn}(${values.join(', ')})`]
+  })
+  return Object.fromEntries(calls) as unknown as BusStatements
+}
+
+/**
+ * The DDL of the bus's functions, for migration 2. Each sets `lock_timeout`
+ * to its last argument before its statement runs; `SET lock_timeout = 0` on
+ * the function makes that setting its own, restored when it returns.
+ */
+export function busFunctionsSql(schema: string): string {
+  return Object.values(busFunctions(schema))
+    .map(({ fn, args, returns, sql }) => {
+      const bound = `$${args.length + 1}`
+      return `
+CREATE FUNCTION ${schema}.${fn}(${[...args, 'integer'].join(', ')}) RETURNS ${returns}
+LANGUAGE sql SET lock_timeout = 0 AS $bus$
+SELECT set_config('lock_timeout', ${bound}::text, true);
+${sql.trim()};
+$bus$;`
+    })
+    .join('\n')
 }

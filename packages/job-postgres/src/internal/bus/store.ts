@@ -36,8 +36,9 @@ type Row = Record<string, unknown>
 
 /**
  * The bus's storage on Postgres: one statement per step, each bounded by
- * connectTimeoutMs (a step that does not answer fails with
- * `PostgresUnavailableError`). Every channel payload names its aggregate:
+ * connectTimeoutMs twice: here (a step that does not answer fails with
+ * `PostgresUnavailableError`), and on the server, where the statement's
+ * function gives up any lock wait after as long (`lock_timeout`). Every channel payload names its aggregate:
  * `w <aggregate> <partition>` (a send), `m <aggregate> <consumer>` (the
  * membership changed).
  */
@@ -59,7 +60,7 @@ export class PostgresBusStore {
   private async query(operation: string, text: string, values: unknown[]): Promise<Row[]> {
     return bounded(operation, this.connectTimeoutMs, async () => {
       await this.ready()
-      const result = await this.pool.query(text, values)
+      const result = await this.pool.query(text, [...values, this.connectTimeoutMs])
       return result.rows as Row[]
     })
   }
@@ -102,6 +103,7 @@ export class PostgresBusStore {
         body,
         this.channel,
         wake,
+        this.connectTimeoutMs,
       ])
       return String((result.rows[0] as Row | undefined)?.pos)
     })
@@ -155,8 +157,15 @@ export class PostgresBusStore {
       this.connectTimeoutMs,
       async () => {
         await this.ready()
-        return (await this.pool.query(this.sql.grant, [aggregate, me, leaseMs, chosen]))
-          .rows as Row[]
+        return (
+          await this.pool.query(this.sql.grant, [
+            aggregate,
+            me,
+            leaseMs,
+            chosen,
+            this.connectTimeoutMs,
+          ])
+        ).rows as Row[]
       },
       (rows) => late(granted(rows)),
     )
@@ -241,7 +250,7 @@ export class PostgresBusStore {
     seq: number,
   ): Promise<boolean> {
     const result = await bounded('ack', this.connectTimeoutMs, () =>
-      tx.query(this.sql.ackOne, [aggregate, me, p.index, p.fence, seq]),
+      tx.query(this.sql.ackOne, [aggregate, me, p.index, p.fence, seq, this.connectTimeoutMs]),
     )
     return result.rows.length === 1
   }

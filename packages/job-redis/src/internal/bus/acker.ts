@@ -1,5 +1,4 @@
-import type { AckVerdict } from '@vega/job-distributed'
-import { type Deferred, deferred } from '../deferred.js'
+import { type AckVerdict, type Deferred, deferred } from '@vega/job-distributed'
 import type { RedisClient } from '../redis-io.js'
 import { GROUP } from './keys.js'
 import { type Outcome, runByNode, sameSlotBatches, scriptStep } from './nodes.js'
