@@ -70,9 +70,9 @@ ${coordinationFunctions(s, schema)}`,
  * decisions on one key never interleave; different keys never wait on each
  * other. Time is the server's (clock_timestamp()), never a process's.
  * `fences.busy` is never less than the key's rows in holders and waiters:
- * every insert there adds one under the fence row's lock, a release takes
- * its own row off, and a release that hands nothing on (or a waiter that
- * leaves) recounts. A key at 0 is free and nobody waits for it, so a first
+ * a call new to the key adds one under the fence row's lock (a waiter
+ * granted keeps the one of its place), a release takes its own row off,
+ * and a release that hands nothing on (or a waiter that leaves) recounts. A key at 0 is free and nobody waits for it, so a first
  * ask grants it in one statement and its release hands nothing on, as a
  * hand lease would.
  * Wake-ups go out with pg_notify on one channel per schema, delivered at
@@ -97,17 +97,20 @@ CREATE FUNCTION ${s}.wake(p_key text, p_kind text, p_ids text[]) RETURNS void LA
     md5(p_key) || E'\\n' || p_kind || coalesce(E'\\n' || array_to_string(p_ids, E'\\n'), ''))
 $$;
 
-CREATE FUNCTION ${s}.grant_key(p_key text, p_id text, p_until timestamptz) RETURNS bigint LANGUAGE plpgsql AS $$
+-- p_added: 1 for a call new to the key, 0 for a waiter whose place (counted
+-- in busy already) becomes its lease.
+CREATE FUNCTION ${s}.grant_key(p_key text, p_id text, p_until timestamptz, p_added int)
+RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE v_fence bigint;
 BEGIN
-  UPDATE ${s}.fences SET fence = fence + 1, busy = busy + 1 WHERE key = p_key RETURNING fence INTO v_fence;
+  UPDATE ${s}.fences SET fence = fence + 1, busy = busy + p_added WHERE key = p_key RETURNING fence INTO v_fence;
   INSERT INTO ${s}.holders (key, holder, expires_at) VALUES (p_key, p_id, p_until)
     ON CONFLICT (key, holder) DO UPDATE SET expires_at = EXCLUDED.expires_at;
   RETURN v_fence;
 END $$;
 
--- busy may still count rows that left without it (swept, evicted, superseded,
--- handed over): a step that may have left the key free counts what is left.
+-- busy may still count rows that left without it (swept, evicted,
+-- superseded): a step that may have left the key free counts what is left.
 CREATE FUNCTION ${s}.recount(p_key text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE ${s}.fences SET busy = (SELECT count(*) FROM ${s}.holders WHERE key = p_key)
@@ -129,7 +132,7 @@ BEGIN
     WHERE w.key = p_key AND w.expires_at > v_now ORDER BY w.seq LIMIT 1)
     RETURNING waiter INTO head;
   IF NOT FOUND THEN RETURN; END IF;
-  fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond');
+  fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond', 0);
   PERFORM ${s}.wake(p_key, 'g', ARRAY[head, fence::text]);
 END $$;
 
@@ -169,7 +172,7 @@ BEGIN
   IF p_mode = 'take' THEN
     WITH gone AS (DELETE FROM ${s}.holders WHERE key = p_key RETURNING holder)
       SELECT array_agg(holder) INTO ids FROM gone;
-    fence := ${s}.grant_key(p_key, p_id, v_until);
+    fence := ${s}.grant_key(p_key, p_id, v_until, 1);
     kind := 1;
     IF ids IS NOT NULL THEN PERFORM ${s}.wake(p_key, 'x', ids); END IF;
     RETURN;
@@ -180,7 +183,7 @@ BEGIN
     IF FOUND THEN kind := 2; RETURN; END IF;
     SELECT h.holder INTO v_holder FROM ${s}.holders h WHERE h.key = p_key LIMIT 1;
     IF NOT FOUND THEN
-      fence := ${s}.grant_key(p_key, p_id, v_until);
+      fence := ${s}.grant_key(p_key, p_id, v_until, 1);
       kind := 1;
       RETURN;
     END IF;
@@ -192,7 +195,7 @@ BEGIN
   SELECT count(*) INTO v_held FROM ${s}.holders WHERE key = p_key;
   IF p_mode = 'try' THEN
     IF v_held < p_limit THEN
-      fence := ${s}.grant_key(p_key, p_id, v_until);
+      fence := ${s}.grant_key(p_key, p_id, v_until, 1);
       kind := 1;
     ELSE
       kind := 0; pos := 0;
@@ -222,7 +225,7 @@ BEGIN
   END IF;
   IF v_held + v_rank < p_limit THEN
     IF v_seq IS NOT NULL THEN DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = p_id; END IF;
-    fence := ${s}.grant_key(p_key, p_id, v_until);
+    fence := ${s}.grant_key(p_key, p_id, v_until, CASE WHEN v_seq IS NULL THEN 1 ELSE 0 END);
     kind := 1;
     RETURN;
   END IF;
