@@ -1,6 +1,6 @@
 // A worker process of the contended postgres scenario: `calls` calls on one
-// key, all issued at once, either through job-postgres serialize or through a
-// hand pg_advisory_lock loop; reports the bodies' intervals and the most
+// key, all issued at once, through job-postgres serialize, a hand
+// pg_advisory_lock loop, or a hand table lease handed over by NOTIFY; reports the bodies' intervals and the most
 // connections it held to the parent.
 
 import { installCoordination, withCoordinator } from '@vega/job-coordination'
@@ -41,6 +41,49 @@ serveContended(async ({ url, key, peer, calls }, body) => {
       connections += 1 // its LISTEN connection
     }
     return { run: runAll, close }
+  }
+  if (peer === 'hand-notify') {
+    // One LISTEN connection for the process; a waiting call is named in the NOTIFY of the give that hands it the key.
+    const listen = new pg.Client({ connectionString: url })
+    await listen.connect()
+    await listen.query('LISTEN bench_hand')
+    const waiting = new Map()
+    const handed = (id) => {
+      const resume = waiting.get(id)
+      if (resume === undefined) return
+      waiting.delete(id)
+      resume()
+    }
+    listen.on('notification', (message) => handed(message.payload))
+    let made = 0
+    const one = async () => {
+      const id = `${process.pid}.${++made}`
+      const turn = new Promise((resolve) => waiting.set(id, resolve))
+      const taken = await pool.query({
+        name: 'take',
+        text: 'SELECT bench_hand_take($1, $2) AS granted',
+        values: [key, id],
+      })
+      count()
+      if (taken.rows[0].granted) waiting.delete(id)
+      else await turn
+      await body()
+      const given = await pool.query({
+        name: 'give',
+        text: 'SELECT bench_hand_give($1, $2) AS head',
+        values: [key, id],
+      })
+      // The next holder in this process starts on this reply, not on its NOTIFY.
+      if (given.rows[0].head !== null) handed(given.rows[0].head)
+    }
+    return {
+      run: () => Promise.all(Array.from({ length: calls }, one)),
+      close: async () => {
+        await listen.end()
+        const report = await close()
+        return { connections: report.connections + 1 }
+      },
+    }
   }
   // A session advisory lock ties the key to the connection that took it: each call holds one.
   const one = async () => {

@@ -2,18 +2,20 @@
 // with its own runtime and pool and issues its calls on one key at once;
 // bodies never overlap (checked from their intervals). Peer: a hand
 // pg_advisory_lock loop (each call takes a pool connection, blocks in
-// pg_advisory_lock, runs, pg_advisory_unlock).
+// pg_advisory_lock, runs, pg_advisory_unlock). Info row: the floor of a
+// lease kept in a table and handed over by NOTIFY (see HAND_LINE).
 
 import { fileURLToPath } from 'node:url'
 import { migrate } from '@vega/job-postgres'
 import pg from 'pg'
 import { contended as contendedRun } from './distributed.mjs'
 import { check } from './harness.mjs'
-import { postgresUrl } from './postgres-server.mjs'
+import { HAND_LINE, postgresUrl } from './postgres-server.mjs'
 
 // The server starts, and the schema is made, when the scenario loads.
 const setupPool = new pg.Pool({ connectionString: await postgresUrl(), max: 1 })
 await migrate(setupPool, { schema: 'vega_bench' })
+await setupPool.query(HAND_LINE)
 await setupPool.end()
 
 const PROCESSES = 4
@@ -48,6 +50,11 @@ export default {
   target: 'job-postgres serialize ≤ 1× the hand pg_advisory_lock loop',
   peers: [
     { name: 'hand pg_advisory_lock loop', baseline: true, run: (n) => contended('hand', n) },
+    {
+      name: 'floor: a hand table lease handed over by NOTIFY',
+      info: true,
+      run: (n) => contended('hand-notify', n),
+    },
     { name: 'job-postgres serialize', run: (n) => contended('job-postgres', n) },
   ],
   verify(_peer, result) {

@@ -27,8 +27,9 @@ INSERT INTO ${s}.instance DEFAULT VALUES;
 
 CREATE TABLE ${s}.fences (
   key text PRIMARY KEY,
-  fence bigint NOT NULL
-);
+  fence bigint NOT NULL,
+  busy int NOT NULL DEFAULT 0
+) WITH (fillfactor = 70);
 
 CREATE TABLE ${s}.holders (
   key text NOT NULL,
@@ -68,6 +69,12 @@ ${coordinationFunctions(s, schema)}`,
  * and atomic. Every step on a key first locks the key's fence row, so two
  * decisions on one key never interleave; different keys never wait on each
  * other. Time is the server's (clock_timestamp()), never a process's.
+ * `fences.busy` is never less than the key's rows in holders and waiters:
+ * a call new to the key adds one under the fence row's lock (a waiter
+ * granted keeps the one of its place), a release takes its own row off,
+ * and a release that hands nothing on (or a waiter that leaves) recounts. A key at 0 is free and nobody waits for it, so a first
+ * ask grants it in one statement and its release hands nothing on, as a
+ * hand lease would.
  * Wake-ups go out with pg_notify on one channel per schema, delivered at
  * commit: `<md5(key)>\n<kind>[\n<id>…]`.
  */
@@ -90,13 +97,25 @@ CREATE FUNCTION ${s}.wake(p_key text, p_kind text, p_ids text[]) RETURNS void LA
     md5(p_key) || E'\\n' || p_kind || coalesce(E'\\n' || array_to_string(p_ids, E'\\n'), ''))
 $$;
 
-CREATE FUNCTION ${s}.grant_key(p_key text, p_id text, p_until timestamptz) RETURNS bigint LANGUAGE plpgsql AS $$
+-- p_added: 1 for a call new to the key, 0 for a waiter whose place (counted
+-- in busy already) becomes its lease.
+CREATE FUNCTION ${s}.grant_key(p_key text, p_id text, p_until timestamptz, p_added int)
+RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE v_fence bigint;
 BEGIN
-  UPDATE ${s}.fences SET fence = fence + 1 WHERE key = p_key RETURNING fence INTO v_fence;
+  UPDATE ${s}.fences SET fence = fence + 1, busy = busy + p_added WHERE key = p_key RETURNING fence INTO v_fence;
   INSERT INTO ${s}.holders (key, holder, expires_at) VALUES (p_key, p_id, p_until)
     ON CONFLICT (key, holder) DO UPDATE SET expires_at = EXCLUDED.expires_at;
   RETURN v_fence;
+END $$;
+
+-- busy may still count rows that left without it (swept, evicted,
+-- superseded): a step that may have left the key free counts what is left.
+CREATE FUNCTION ${s}.recount(p_key text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE ${s}.fences SET busy = (SELECT count(*) FROM ${s}.holders WHERE key = p_key)
+    + (SELECT count(*) FROM ${s}.waiters WHERE key = p_key)
+    WHERE key = p_key;
 END $$;
 
 -- A single-slot key whose holder left goes straight to the first live waiter:
@@ -108,11 +127,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := clock_timestamp();
 BEGIN
-  DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
-  SELECT w.waiter INTO head FROM ${s}.waiters w WHERE w.key = p_key ORDER BY w.seq LIMIT 1;
+  -- Expired places are passed over here and swept by the next ask.
+  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = (SELECT w.waiter FROM ${s}.waiters w
+    WHERE w.key = p_key AND w.expires_at > v_now ORDER BY w.seq LIMIT 1)
+    RETURNING waiter INTO head;
   IF NOT FOUND THEN RETURN; END IF;
-  DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = head;
-  fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond');
+  fence := ${s}.grant_key(p_key, head, v_now + p_lease_ms * interval '1 millisecond', 0);
   PERFORM ${s}.wake(p_key, 'g', ARRAY[head, fence::text]);
 END $$;
 
@@ -130,13 +150,29 @@ DECLARE
   v_seq bigint;
   v_holder text;
 BEGIN
-  PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  IF p_recheck OR p_follow <> '-' THEN
+    PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  ELSE
+    -- A call's first ask tries the key as a hand lease would: one statement
+    -- grants a key nobody holds or waits for (busy = 0) without reading the
+    -- other tables. On a busy key it only locks the fence row, as lock_key.
+    PERFORM set_config('lock_timeout', p_wait_ms::text, true);
+    WITH free AS (
+      INSERT INTO ${s}.fences AS f (key, fence, busy) VALUES (p_key, 1, 1)
+        ON CONFLICT (key) DO UPDATE SET fence = f.fence + 1, busy = 1 WHERE f.busy = 0
+        RETURNING f.fence
+    ), held AS (
+      INSERT INTO ${s}.holders (key, holder, expires_at) SELECT p_key, p_id, v_until FROM free
+    )
+    SELECT free.fence INTO fence FROM free;
+    IF FOUND THEN kind := 1; RETURN; END IF;
+  END IF;
   -- Whoever touches a key sweeps its expired rows (dead processes' leases and places).
   DELETE FROM ${s}.holders WHERE key = p_key AND expires_at <= v_now;
   IF p_mode = 'take' THEN
     WITH gone AS (DELETE FROM ${s}.holders WHERE key = p_key RETURNING holder)
       SELECT array_agg(holder) INTO ids FROM gone;
-    fence := ${s}.grant_key(p_key, p_id, v_until);
+    fence := ${s}.grant_key(p_key, p_id, v_until, 1);
     kind := 1;
     IF ids IS NOT NULL THEN PERFORM ${s}.wake(p_key, 'x', ids); END IF;
     RETURN;
@@ -147,7 +183,7 @@ BEGIN
     IF FOUND THEN kind := 2; RETURN; END IF;
     SELECT h.holder INTO v_holder FROM ${s}.holders h WHERE h.key = p_key LIMIT 1;
     IF NOT FOUND THEN
-      fence := ${s}.grant_key(p_key, p_id, v_until);
+      fence := ${s}.grant_key(p_key, p_id, v_until, 1);
       kind := 1;
       RETURN;
     END IF;
@@ -159,7 +195,7 @@ BEGIN
   SELECT count(*) INTO v_held FROM ${s}.holders WHERE key = p_key;
   IF p_mode = 'try' THEN
     IF v_held < p_limit THEN
-      fence := ${s}.grant_key(p_key, p_id, v_until);
+      fence := ${s}.grant_key(p_key, p_id, v_until, 1);
       kind := 1;
     ELSE
       kind := 0; pos := 0;
@@ -167,7 +203,8 @@ BEGIN
     RETURN;
   END IF;
   -- queue (serialize) and latest (keepLatest): the modes with a line of waiters.
-  IF p_limit = 1 AND EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key AND holder = p_id) THEN
+  IF p_recheck AND p_limit = 1
+    AND EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key AND holder = p_id) THEN
     -- A release handed the key to this waiting call (its wake-up may be lost or still on the way).
     UPDATE ${s}.holders SET expires_at = v_until WHERE key = p_key AND holder = p_id;
     SELECT f.fence INTO fence FROM ${s}.fences f WHERE f.key = p_key;
@@ -175,8 +212,11 @@ BEGIN
     RETURN;
   END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND expires_at <= v_now;
-  SELECT w.seq INTO v_seq FROM ${s}.waiters w WHERE w.key = p_key AND w.waiter = p_id;
-  IF FOUND THEN
+  -- Only a call that asked before can have a place in the line.
+  IF p_recheck THEN
+    SELECT w.seq INTO v_seq FROM ${s}.waiters w WHERE w.key = p_key AND w.waiter = p_id;
+  END IF;
+  IF v_seq IS NOT NULL THEN
     SELECT count(*) INTO v_rank FROM ${s}.waiters WHERE key = p_key AND seq < v_seq;
   ELSE
     -- A keepLatest waiter that asks again but is out of the line was superseded.
@@ -185,7 +225,7 @@ BEGIN
   END IF;
   IF v_held + v_rank < p_limit THEN
     IF v_seq IS NOT NULL THEN DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = p_id; END IF;
-    fence := ${s}.grant_key(p_key, p_id, v_until);
+    fence := ${s}.grant_key(p_key, p_id, v_until, CASE WHEN v_seq IS NULL THEN 1 ELSE 0 END);
     kind := 1;
     RETURN;
   END IF;
@@ -199,6 +239,7 @@ BEGIN
     END IF;
     INSERT INTO ${s}.waiters (key, waiter, seq, expires_at)
       VALUES (p_key, p_id, nextval('${s}.waiter_seq'), v_until);
+    UPDATE ${s}.fences SET busy = busy + 1 WHERE key = p_key;
   ELSE
     UPDATE ${s}.waiters SET expires_at = v_until WHERE key = p_key AND waiter = p_id;
   END IF;
@@ -236,11 +277,17 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_followed boolean;
   v_head text;
+  v_busy int;
 BEGIN
-  PERFORM ${s}.lock_key(p_key, p_wait_ms);
+  PERFORM set_config('lock_timeout', p_wait_ms::text, true);
+  -- Locks the key and counts this holder out (back in if it held nothing).
+  UPDATE ${s}.fences SET busy = busy - 1 WHERE key = p_key RETURNING busy INTO v_busy;
   DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id RETURNING followed INTO v_followed;
   released := FOUND;
-  IF NOT released THEN RETURN; END IF;
+  IF NOT released THEN
+    UPDATE ${s}.fences SET busy = busy + 1 WHERE key = p_key;
+    RETURN;
+  END IF;
   IF p_kind = 'result' THEN
     IF v_followed THEN
       INSERT INTO ${s}.results (key, leader, payload, expires_at)
@@ -250,6 +297,9 @@ BEGIN
     END IF;
   ELSIF p_kind = 'wake' THEN
     IF v_followed THEN PERFORM ${s}.wake(p_key, 'w', NULL); END IF;
+  ELSIF v_busy = 0 THEN
+    -- Nobody else holds the key or waits for it: nothing to hand on.
+    RETURN;
   ELSIF p_single THEN
     IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
       SELECT h.head, h.fence INTO head, fence FROM ${s}.hand_over(p_key, p_lease_ms) h;
@@ -260,6 +310,7 @@ BEGIN
       WHERE key = p_key AND expires_at > clock_timestamp() ORDER BY seq LIMIT 1;
     IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
+  IF v_busy > 0 AND head IS NULL THEN PERFORM ${s}.recount(p_key); END IF;
 END $$;
 
 -- A waiter gives up its place, or the key itself when a release handed it
@@ -276,20 +327,23 @@ BEGIN
     DELETE FROM ${s}.holders WHERE key = p_key AND holder = p_id;
     IF FOUND THEN
       PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      PERFORM ${s}.recount(p_key);
       RETURN true;
     END IF;
   END IF;
   DELETE FROM ${s}.waiters WHERE key = p_key AND waiter = p_id RETURNING seq INTO v_seq;
   IF NOT FOUND THEN RETURN false; END IF;
-  IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN RETURN true; END IF;
-  IF p_single THEN
-    IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
-      PERFORM ${s}.hand_over(p_key, p_lease_ms);
+  IF NOT EXISTS (SELECT 1 FROM ${s}.waiters WHERE key = p_key AND seq < v_seq) THEN
+    IF p_single THEN
+      IF NOT EXISTS (SELECT 1 FROM ${s}.holders WHERE key = p_key) THEN
+        PERFORM ${s}.hand_over(p_key, p_lease_ms);
+      END IF;
+    ELSE
+      SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
+      IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
     END IF;
-  ELSE
-    SELECT waiter INTO v_head FROM ${s}.waiters WHERE key = p_key ORDER BY seq LIMIT 1;
-    IF FOUND THEN PERFORM ${s}.wake(p_key, 'w', ARRAY[v_head]); END IF;
   END IF;
+  PERFORM ${s}.recount(p_key);
   RETURN true;
 END $$;
 

@@ -6,6 +6,7 @@
 import { withCoordinator } from '@vega/job-coordination'
 import { run, settle, shutdown } from '@vega/job-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { channelOf } from '../src/schema.js'
 import { eventually, freshSchema, poolOf, rows, setup, usePostgres } from './support.js'
 import { startWorkers, type Worker } from './workers.js'
 
@@ -130,5 +131,84 @@ describe('the floor', () => {
     await Promise.all([shutdown(holder.runtime), shutdown(deaf.runtime)])
     const outcome = await settle(waiting)
     expect(outcome.status).toBe('success')
+  })
+})
+
+/** A body that runs until `open()`. */
+function gated(): { body: () => Promise<string>; open: () => void } {
+  let open!: () => void
+  const gate = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { body: () => gate.then(() => 'held'), open }
+}
+
+describe('a wake-up heard before a call waits', () => {
+  // A process remembers a wake-up for a key nobody here waited on; the call
+  // that starts waiting on that key later re-checks at once (its
+  // engine.want answers with a re-check in the same turn). That re-check is
+  // a repeat ask: sent as a first ask, a keepLatest call superseded itself.
+  // (A serialize line re-checks by one read of the holder instead.)
+  it('keepLatest: the call keeps its place and runs once the holder (another process) releases', async () => {
+    const schema = freshSchema()
+    const here = setup(pg.url, { schema, leaseMs: 10_000 })
+    const there = setup(pg.url, { schema, leaseMs: 10_000 })
+    const onK = gated()
+    const onJ = gated()
+    const heldK = run(
+      there.runtime,
+      withCoordinator(onK.body, there.coordination.keepLatest, { key: 'k' }),
+    )
+    const heldJ = run(
+      there.runtime,
+      withCoordinator(onJ.body, there.coordination.keepLatest, { key: 'j' }),
+    )
+    await eventually(() => there.coordination.inspect().leases === 2, WAIT, 'k and j held')
+    // A keepLatest waiter here on j: its supersession, heard here, tells
+    // that everything sent on the channel before it was heard here too.
+    const waiterJ = settle(
+      run(
+        here.runtime,
+        withCoordinator(async () => 'j here', here.coordination.keepLatest, { key: 'j' }),
+      ),
+    )
+    await eventually(
+      async () =>
+        (await rows(admin, `SELECT 1 FROM "${schema}".waiters WHERE key = '"j"'`)).length === 1,
+      WAIT,
+      'a place on j',
+    )
+    // A wake-up for k while nobody here waits on it (a NOTIFY only wakes: any is allowed).
+    await admin.query(`SELECT pg_notify($1, md5('"k"') || E'\\nw')`, [channelOf(schema)])
+    const newerJ = run(
+      there.runtime,
+      withCoordinator(async () => 'j there', there.coordination.keepLatest, { key: 'j' }),
+    )
+    expect(await waiterJ).toMatchObject({ status: 'cancelled', reason: 'superseded' })
+    let ranK = 0
+    const waiterK = run(
+      here.runtime,
+      withCoordinator(
+        async () => {
+          ranK++
+          return 'k here'
+        },
+        here.coordination.keepLatest,
+        { key: 'k' },
+      ),
+    )
+    await eventually(
+      () => here.events.some((e) => e.type === 'coordination:queued' && e.hash === '"k"'),
+      WAIT,
+      'k queued here',
+    )
+    onK.open()
+    expect(await heldK).toBe('held')
+    expect(await waiterK).toBe('k here')
+    expect(ranK).toBe(1)
+    onJ.open()
+    await Promise.all([heldJ, newerJ])
+    await Promise.all([shutdown(here.runtime), shutdown(there.runtime)])
+    expect(await rows(admin, `SELECT waiter FROM "${schema}".waiters`)).toEqual([])
   })
 })

@@ -201,10 +201,6 @@ export class Waiter implements Answer<AcquireReply> {
       return
     }
     this.waitingSince = sentAt
-    if (!this.listening) {
-      this.listening = true
-      this.io.want(this.hash)
-    }
     if (this.mode === 'lead') {
       const leader = reply.others[0]
       // A result published while this reply was on the wire set `again`.
@@ -213,6 +209,14 @@ export class Waiter implements Answer<AcquireReply> {
     if (!this.queuedOnce) {
       this.queuedOnce = true
       this.hooks.onQueued?.(reply.position, reply.others)
+      if (this.finished) return
+    }
+    if (!this.listening) {
+      this.listening = true
+      // The engine may re-check at once (a wake-up for the key was heard
+      // before): that ask is a repeat one, so what it sends is set above.
+      this.io.want(this.hash)
+      if (this.inFlight) return
     }
     if (this.again) {
       this.poll()

@@ -54,11 +54,18 @@ export function distributedRestart(node: LocalNode): Coordinator {
     inTurn(node, hash, (turnDone) =>
       node.io.acquireTo(request, {
         answered(reply) {
-          turnDone()
           answered = true
-          if (reply.kind !== 'granted') return endOnce()
+          if (reply.kind !== 'granted') {
+            turnDone()
+            return endOnce()
+          }
           lease.activate(reply.fence, reply.runId, sentAt)
           endOnce()
+          // A body that exited before the grant came: its release leaves now,
+          // and the process's next take of the key follows it, finding the
+          // key free instead of racing it (a body still running is evicted).
+          if (exited) void lease.whenReleased().then(turnDone)
+          else turnDone()
           const remote = reply.evicted.filter((holder) => !node.isLocal(holder))
           if (remote.length > 0) {
             // The coordination:restart of a remote holder: no local task id, its holder id instead.
@@ -98,7 +105,10 @@ export function distributedRestart(node: LocalNode): Coordinator {
   })
 }
 
-/** The take of each key still unanswered in this process, on an engine that does not keep order. */
+/**
+ * Per key, this process's take still unanswered (or the release that
+ * follows it, when the body exited first), on an engine that does not keep order.
+ */
 const takesInFlight = new WeakMap<LocalNode, Map<string, Promise<void>>>()
 
 /**
