@@ -21,7 +21,13 @@ export interface BusSetup {
   close(): Promise<void>
 }
 
-/** A bus on `url` with a fresh schema; 8 partitions and a 600 ms lease unless told. */
+/**
+ * A bus on `url` with a fresh schema; 8 partitions, a 600 ms lease and a
+ * 3 s bound on each statement unless told: the short lease keeps ownership
+ * tests quick, and the bound is not what these tests check (a loaded
+ * machine may take longer than a lease to answer; the fault tests set
+ * their own).
+ */
 export function busSetup(
   url: string,
   options: Partial<PostgresAggregateBusOptions> = {},
@@ -30,7 +36,14 @@ export function busSetup(
   const pool = new pg.Pool({ connectionString: url, max: poolSize })
   pool.on('error', () => {})
   const schema = options.schema ?? uniqueSchema()
-  const bus = createPostgresAggregateBus({ pool, schema, partitions: 8, leaseMs: 600, ...options })
+  const bus = createPostgresAggregateBus({
+    pool,
+    schema,
+    partitions: 8,
+    leaseMs: 600,
+    connectTimeoutMs: 3000,
+    ...options,
+  })
   return {
     pool,
     bus,

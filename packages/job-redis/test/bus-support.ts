@@ -67,7 +67,13 @@ export interface BusSetup {
   close(): void
 }
 
-/** A bus on `target` (a URL: one primary) with a fresh prefix; 8 partitions and a 600 ms lease unless told. */
+/**
+ * A bus on `target` (a URL: one primary) with a fresh prefix; 8 partitions,
+ * a 600 ms lease and a 3 s bound on each round trip unless told: the short
+ * lease keeps ownership tests quick, and the bound is not what these tests
+ * check (a loaded machine may take longer than a lease to answer; the
+ * fault tests set their own).
+ */
 export function busSetup(
   target: string | BusTarget,
   options: Partial<RedisAggregateBusOptions> = {},
@@ -82,7 +88,14 @@ export function busSetup(
   }
   const redis = client()
   const prefix = uniquePrefix()
-  const bus = createRedisAggregateBus({ redis, prefix, partitions: 8, leaseMs: 600, ...options })
+  const bus = createRedisAggregateBus({
+    redis,
+    prefix,
+    partitions: 8,
+    leaseMs: 600,
+    connectTimeoutMs: 3000,
+    ...options,
+  })
   return {
     redis,
     bus,
