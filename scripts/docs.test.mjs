@@ -1,5 +1,6 @@
 // Every code sample of every README and docs page runs, against the built
-// packages, as a reader would paste it into a file of their own.
+// packages, as a reader would paste it into a file of their own; one that
+// cannot run on its own is type-checked instead. None is skipped.
 //
 // The rule, for whoever writes a README:
 //
@@ -11,13 +12,28 @@
 //   then exits 0 within 30 s: a throw, a failed assertion, an unhandled
 //   rejection, a top-level await that never settles, an early exit or a
 //   timer left holding the process fails it.
-// - ```ts fragment marks a block that cannot run on its own (a type, a piece
-//   of a larger program, a call that needs a service or a browser). It is
-//   skipped and counted.
 // - ```ts prelude=<name>[,<name>…] runs the block after the code of
 //   scripts/docs-preludes/<name>.ts: for a sample that only lacks a few
 //   names (a runtime, a stand-in `fetchUser`). A prelude imports nothing the
-//   block imports itself.
+//   block imports itself. Make a sample run this way whenever you can.
+// - ```ts fragment marks a block that cannot run on its own (a panel that
+//   needs a page, a client built with `new Redis()`, a piece of a larger
+//   program). It is not skipped: it is type-checked. Its preludes and the
+//   block are one module of the scratch project, compiled with the
+//   repository's `typescript` (strict, noEmit, lib ES2022 + DOM, Node's
+//   types) against the built packages' declarations, all fragments in one
+//   program; any error fails it, named by the page's line. So a renamed
+//   export, a wrong option or a wrong argument fails the test. What the
+//   block assumes comes from preludes: prelude=declared gives typed
+//   declarations (`declare const redis: Redis`) of the application a
+//   fragment calls into, so it compiles and could not run. A ```js fragment
+//   is checked as JavaScript (checkJs), so its preludes must be JavaScript
+//   too (prelude=declared is not).
+// - ```ts fragment in=<path> marks an excerpt of a file that runs elsewhere
+//   (an example app that its own build type-checks and its e2e tests run),
+//   `path` being relative to the page: its lines, comment lines and
+//   indentation aside, must be lines of that file, in order and one after
+//   the other, so the excerpt cannot drift from the code that runs.
 // - Other languages (sh, json, text, tsx/jsx, and ```mjs files that a
 //   package's own test runs as several processes) are not run here.
 // - A page listed in PROVING_PAGES below proves its package's claims with
@@ -60,7 +76,7 @@ const PROVING_PAGES = new Map([
   ['packages/job-coordination/README.md', 9],
   // the quick start, retries, links and metrics
   ['packages/job-otel/README.md', 4],
-  // the standalone relay (the panel's samples need a page: fragments, run by the e2e tests)
+  // the standalone relay (the panel's samples need a page: type-checked fragments)
   ['packages/job-devtools/README.md', 1],
 ])
 const ASSERTS = /\bassert(?:\.\w+)?\(/
@@ -82,7 +98,7 @@ function markdownFiles(dir = root) {
 /**
  * The fenced code blocks of a markdown text: `{ line, language, words, code }`,
  * `line` being the 1-based line of the opening fence, `words` the rest of its
- * info string (`fragment`, `prelude=a,b`).
+ * info string (`fragment`, `prelude=a,b`, `in=path`).
  */
 function codeBlocks(markdown) {
   const blocks = []
@@ -142,10 +158,17 @@ function headingSlugs(markdown) {
   return slugs
 }
 
-/** What the rule says to do with a block: 'run', 'fragment' or 'other'. */
+/** What the rule says to do with a block: 'run', 'typecheck', 'excerpt' or 'other'. */
 function kindOf(block) {
   if (!RUN_LANGUAGES.has(block.language)) return 'other'
-  return block.words.includes('fragment') ? 'fragment' : 'run'
+  if (!block.words.includes('fragment')) return 'run'
+  return excerptOf(block) === undefined ? 'typecheck' : 'excerpt'
+}
+
+/** The file an excerpt is taken from (`in=<path>`, relative to its page), or undefined. */
+function excerptOf(block) {
+  const word = block.words.find((w) => w.startsWith('in='))
+  return word?.slice('in='.length)
 }
 
 /** The prelude names of a block (`prelude=a,b`). */
@@ -156,17 +179,22 @@ function preludesOf(block) {
     .filter(Boolean)
 }
 
-/** A module node can run: the preludes, then the block, without types. */
-function programOf(block, where) {
-  const preludes = preludesOf(block).map((name) => {
+/** The code of a block's preludes, in order, each ending with a newline. */
+function preludeCode(block, where) {
+  return preludesOf(block).map((name) => {
     const file = join(root, 'scripts', 'docs-preludes', `${name}.ts`)
     assert.ok(
       existsSync(file),
       `${where}: prelude=${name} names no file scripts/docs-preludes/${name}.ts`,
     )
-    return readFileSync(file, 'utf8')
+    const text = readFileSync(file, 'utf8')
+    return text.endsWith('\n') ? text : `${text}\n`
   })
-  const source = [...preludes, block.code].join('\n')
+}
+
+/** A module node can run: the preludes, then the block, without types. */
+function programOf(block, where) {
+  const source = [...preludeCode(block, where), block.code].join('')
   const { outputText, diagnostics } = ts.transpileModule(source, {
     fileName: 'sample.ts',
     reportDiagnostics: true,
@@ -208,10 +236,12 @@ function scratchProject() {
     if (!existsSync(file)) continue
     link(JSON.parse(readFileSync(file, 'utf8')).name, pkg)
   }
-  // Then what they depend on (ioredis, a peer such as react), from the first
-  // package that has it installed.
+  // Then what they, the examples and the repository depend on (ioredis, a
+  // peer such as react, vite for a config sample, p-queue for a comparison),
+  // from the first package that has it installed.
+  const examples = readdirSync(join(root, 'examples')).map((name) => join(root, 'examples', name))
   for (const field of ['dependencies', 'peerDependencies', 'devDependencies']) {
-    for (const pkg of workspace) {
+    for (const pkg of [...workspace, ...examples, root]) {
       const file = join(pkg, 'package.json')
       if (!existsSync(file)) continue
       for (const dep of Object.keys(JSON.parse(readFileSync(file, 'utf8'))[field] ?? {})) {
@@ -261,6 +291,89 @@ function pool(jobs, limit) {
   )
 }
 
+/**
+ * Type-checks the fragments in one TypeScript program, the way a reader's
+ * strict project would compile them: each is a module of the scratch project
+ * (its preludes, then the block; a ```js fragment is checked as JavaScript),
+ * against the built packages' declarations. Returns each fragment's
+ * errors, `page:line: message`, the line being the page's.
+ */
+function typecheck(fragments, dir) {
+  const files = fragments.map((sample, index) => {
+    const preludes = preludeCode(sample, sample.where).join('')
+    const extension = sample.language.startsWith('j') ? 'js' : 'ts'
+    const file = join(dir, `fragment-${index + 1}.${extension}`)
+    // `export {}`: a module, so that fragments do not share names and may await
+    writeFileSync(file, `${preludes}${sample.code}export {}\n`)
+    return { file, sample, preludeLines: preludes.split('\n').length - 1 }
+  })
+  const program = ts.createProgram(
+    files.map(({ file }) => file),
+    {
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      strict: true,
+      noEmit: true,
+      allowJs: true,
+      checkJs: true,
+      esModuleInterop: true,
+      skipLibCheck: true,
+      types: ['node'],
+      typeRoots: [join(dir, 'node_modules', '@types')],
+    },
+  )
+  const optionErrors = program
+    .getOptionsDiagnostics()
+    .concat(program.getGlobalDiagnostics())
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+  return files.map(({ file, sample, preludeLines }) => {
+    const source = program.getSourceFile(file)
+    const [page, line] = [sample.where.slice(0, sample.where.lastIndexOf(':')), sample.line]
+    const diagnostics = [
+      ...program.getSyntacticDiagnostics(source),
+      ...program.getSemanticDiagnostics(source),
+    ]
+    return [
+      ...optionErrors,
+      ...diagnostics.map((d) => {
+        const message = ts.flattenDiagnosticMessageText(d.messageText, '\n')
+        if (d.start === undefined) return message
+        const at = source.getLineAndCharacterOfPosition(d.start).line - preludeLines
+        // a line of a prelude is named as such; a line of the block, by the page's line
+        return at < 0
+          ? `${sample.where} (in a prelude, line ${at + preludeLines + 1}): ${message}`
+          : `${page}:${line + 1 + at}: ${message}`
+      }),
+    ]
+  })
+}
+
+/** The lines of a text that say something: trimmed, without blank and comment-only lines. */
+function codeLines(text) {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('//'))
+}
+
+/**
+ * Whether an excerpt's code lines are, in order and one after the other,
+ * lines of the file it names (indentation and comment lines aside).
+ */
+function excerptProblem(sample) {
+  const page = sample.where.slice(0, sample.where.lastIndexOf(':'))
+  const file = join(root, dirname(page), excerptOf(sample))
+  if (!existsSync(file)) return `${sample.where}: in=${excerptOf(sample)} names no file`
+  const wanted = codeLines(sample.code)
+  const lines = codeLines(readFileSync(file, 'utf8'))
+  const found = lines.some((_, start) => wanted.every((line, i) => lines[start + i] === line))
+  return found
+    ? undefined
+    : `${sample.where} is not, line for line, in ${relative(root, file)}: the sample and the code that runs have diverged`
+}
+
 const pages = markdownFiles().map((file) => ({
   page: relative(root, file),
   blocks: codeBlocks(readFileSync(file, 'utf8')),
@@ -269,12 +382,15 @@ const samples = pages.flatMap(({ page, blocks }) =>
   blocks.map((block) => ({ ...block, where: `${page}:${block.line}`, kind: kindOf(block) })),
 )
 const toRun = samples.filter((sample) => sample.kind === 'run')
+const toTypecheck = samples.filter((sample) => sample.kind === 'typecheck')
+const excerpts = samples.filter((sample) => sample.kind === 'excerpt')
 
 describe('docs samples', () => {
   let scratch
   let server
   let postgres
   let outcomes
+  let typeErrors
 
   before(async () => {
     assert.ok(
@@ -284,6 +400,7 @@ describe('docs samples', () => {
     scratch = scratchProject()
     server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
     postgres = await startPostgresServer({ folderPrefix: 'vega-job-docs-' })
+    typeErrors = typecheck(toTypecheck, scratch)
     const jobs = toRun.map((sample, index) => () => {
       let program
       try {
@@ -316,10 +433,9 @@ describe('docs samples', () => {
   })
 
   test('the rule finds the samples', (t) => {
-    const fragments = samples.filter((sample) => sample.kind === 'fragment')
     t.diagnostic(
-      `${pages.length} pages, ${toRun.length} samples run, ${fragments.length} fragments skipped ` +
-        `(${fragments.map((f) => f.where).join(', ')})`,
+      `${pages.length} pages, ${toRun.length} samples run, ${toTypecheck.length} fragments ` +
+        `type-checked, ${excerpts.length} excerpts matched to the code they come from`,
     )
     assert.ok(toRun.length > 0, 'no ```ts or ```js sample found: the extraction is broken')
   })
@@ -397,7 +513,19 @@ describe('docs samples', () => {
     })
   })
 
-  for (const sample of samples.filter((s) => s.kind === 'fragment')) {
-    test(`${sample.where} (${sample.language} fragment)`, { skip: 'fragment' }, () => {})
+  toTypecheck.forEach((sample, index) => {
+    test(`${sample.where} type-checks (${sample.language} ${sample.words.join(' ')})`, () => {
+      assert.deepEqual(
+        typeErrors[index],
+        [],
+        `the fragment at ${sample.where} does not compile: fix it, or give it the names it assumes with a prelude= (scripts/docs.test.mjs says the rule)`,
+      )
+    })
+  })
+
+  for (const sample of excerpts) {
+    test(`${sample.where} is in ${excerptOf(sample)}`, () => {
+      assert.equal(excerptProblem(sample), undefined)
+    })
   }
 })
