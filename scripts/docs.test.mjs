@@ -34,8 +34,11 @@
 //   `path` being relative to the page: its lines, comment lines and
 //   indentation aside, must be lines of that file, in order and one after
 //   the other, so the excerpt cannot drift from the code that runs.
-// - Other languages (sh, json, text, tsx/jsx, and ```mjs files that a
-//   package's own test runs as several processes) are not run here.
+// - A ```tsx fragment (```jsx) is type-checked the same way, with React's
+//   JSX; a ```tsx block that is not a fragment is a module that its
+//   package's own tests mount (job-react's readme test), not run here.
+// - Other languages (sh, json, text, and ```mjs files that a package's own
+//   test runs as several processes) are not run here.
 // - A page listed in PROVING_PAGES below proves its package's claims with
 //   its samples: it has exactly the number of runnable samples listed (a
 //   sample lost to a broken fence is noticed), and every one of them checks
@@ -65,6 +68,8 @@ import { startRedisServer } from '../tools/redis-server/index.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const RUN_LANGUAGES = new Set(['ts', 'typescript', 'js', 'javascript'])
+/** Languages whose fragments are type-checked though their other blocks are not run here. */
+const JSX_LANGUAGES = new Set(['tsx', 'jsx'])
 const TIMEOUT_MS = 30_000
 const PARALLEL = 2
 /** What a program prints after its last line: it ran to the end. */
@@ -160,8 +165,10 @@ function headingSlugs(markdown) {
 
 /** What the rule says to do with a block: 'run', 'typecheck', 'excerpt' or 'other'. */
 function kindOf(block) {
-  if (!RUN_LANGUAGES.has(block.language)) return 'other'
-  if (!block.words.includes('fragment')) return 'run'
+  const fragment = block.words.includes('fragment')
+  if (JSX_LANGUAGES.has(block.language) && !fragment) return 'other'
+  if (!RUN_LANGUAGES.has(block.language) && !JSX_LANGUAGES.has(block.language)) return 'other'
+  if (!fragment) return 'run'
   return excerptOf(block) === undefined ? 'typecheck' : 'excerpt'
 }
 
@@ -301,7 +308,8 @@ function pool(jobs, limit) {
 function typecheck(fragments, dir) {
   const files = fragments.map((sample, index) => {
     const preludes = preludeCode(sample, sample.where).join('')
-    const extension = sample.language.startsWith('j') ? 'js' : 'ts'
+    const script = sample.language.startsWith('j') ? 'js' : 'ts'
+    const extension = JSX_LANGUAGES.has(sample.language) ? `${script}x` : script
     const file = join(dir, `fragment-${index + 1}.${extension}`)
     // `export {}`: a module, so that fragments do not share names and may await
     writeFileSync(file, `${preludes}${sample.code}export {}\n`)
@@ -314,6 +322,7 @@ function typecheck(fragments, dir) {
       lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
       module: ts.ModuleKind.ESNext,
       moduleResolution: ts.ModuleResolutionKind.Bundler,
+      jsx: ts.JsxEmit.ReactJSX,
       strict: true,
       noEmit: true,
       allowJs: true,
