@@ -22,7 +22,8 @@
 //   block are one module of the scratch project, compiled with the
 //   repository's `typescript` (strict, noEmit, lib ES2022 + DOM, Node's
 //   types) against the built packages' declarations, all fragments in one
-//   program; any error fails it, named by the page's line. So a renamed
+//   program (scripts/docs-typecheck.mjs, on a worker thread while the
+//   samples run); any error fails it, named by the page's line. So a renamed
 //   export, a wrong option or a wrong argument fails the test. What the
 //   block assumes comes from preludes: prelude=declared gives typed
 //   declarations (`declare const redis: Redis`) of the application a
@@ -62,6 +63,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { Worker } from 'node:worker_threads'
 import ts from 'typescript'
 import { startPostgresServer } from '../tools/postgres-server/index.mjs'
 import { startRedisServer } from '../tools/redis-server/index.mjs'
@@ -299,63 +301,26 @@ function pool(jobs, limit) {
 }
 
 /**
- * Type-checks the fragments in one TypeScript program, the way a reader's
- * strict project would compile them: each is a module of the scratch project
- * (its preludes, then the block; a ```js fragment is checked as JavaScript),
- * against the built packages' declarations. Returns each fragment's
- * errors, `page:line: message`, the line being the page's.
+ * Type-checks the fragments (see scripts/docs-typecheck.mjs) on a worker
+ * thread, so the compiler works while the samples run.
  */
-function typecheck(fragments, dir) {
-  const files = fragments.map((sample, index) => {
-    const preludes = preludeCode(sample, sample.where).join('')
-    const script = sample.language.startsWith('j') ? 'js' : 'ts'
-    const extension = JSX_LANGUAGES.has(sample.language) ? `${script}x` : script
-    const file = join(dir, `fragment-${index + 1}.${extension}`)
-    // `export {}`: a module, so that fragments do not share names and may await
-    writeFileSync(file, `${preludes}${sample.code}export {}\n`)
-    return { file, sample, preludeLines: preludes.split('\n').length - 1 }
-  })
-  const program = ts.createProgram(
-    files.map(({ file }) => file),
-    {
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      jsx: ts.JsxEmit.ReactJSX,
-      strict: true,
-      noEmit: true,
-      allowJs: true,
-      checkJs: true,
-      esModuleInterop: true,
-      skipLibCheck: true,
-      types: ['node'],
-      typeRoots: [join(dir, 'node_modules', '@types')],
-    },
-  )
-  const optionErrors = program
-    .getOptionsDiagnostics()
-    .concat(program.getGlobalDiagnostics())
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
-  return files.map(({ file, sample, preludeLines }) => {
-    const source = program.getSourceFile(file)
-    const [page, line] = [sample.where.slice(0, sample.where.lastIndexOf(':')), sample.line]
-    const diagnostics = [
-      ...program.getSyntacticDiagnostics(source),
-      ...program.getSemanticDiagnostics(source),
-    ]
-    return [
-      ...optionErrors,
-      ...diagnostics.map((d) => {
-        const message = ts.flattenDiagnosticMessageText(d.messageText, '\n')
-        if (d.start === undefined) return message
-        const at = source.getLineAndCharacterOfPosition(d.start).line - preludeLines
-        // a line of a prelude is named as such; a line of the block, by the page's line
-        return at < 0
-          ? `${sample.where} (in a prelude, line ${at + preludeLines + 1}): ${message}`
-          : `${page}:${line + 1 + at}: ${message}`
-      }),
-    ]
+function typecheckOnWorker(fragments, dir) {
+  const input = fragments.map((sample) => ({
+    where: sample.where,
+    line: sample.line,
+    language: sample.language,
+    preludes: preludeCode(sample, sample.where).join(''),
+    code: sample.code,
+  }))
+  return new Promise((resolveCheck, rejectCheck) => {
+    const worker = new Worker(new URL('./docs-typecheck.mjs', import.meta.url), {
+      workerData: { fragments: input, dir },
+    })
+    worker.once('message', resolveCheck)
+    worker.once('error', rejectCheck)
+    worker.once('exit', (code) =>
+      rejectCheck(new Error(`the type-check worker exited with ${code}`)),
+    )
   })
 }
 
@@ -399,7 +364,7 @@ describe('docs samples', () => {
   let server
   let postgres
   let outcomes
-  let typeErrors
+  let typeChecked
 
   before(async () => {
     assert.ok(
@@ -409,7 +374,11 @@ describe('docs samples', () => {
     scratch = scratchProject()
     server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
     postgres = await startPostgresServer({ folderPrefix: 'vega-job-docs-' })
-    typeErrors = typecheck(toTypecheck, scratch)
+    // never rejects: a failed check is each fragment's test's failure, not an unhandled rejection
+    const typeCheck = typecheckOnWorker(toTypecheck, scratch).then(
+      (errors) => ({ errors }),
+      (error) => ({ error }),
+    )
     const jobs = toRun.map((sample, index) => () => {
       let program
       try {
@@ -433,6 +402,7 @@ describe('docs samples', () => {
       return runNode(file, env)
     })
     outcomes = await pool(jobs, PARALLEL)
+    typeChecked = await typeCheck
   })
 
   after(async () => {
@@ -524,8 +494,9 @@ describe('docs samples', () => {
 
   toTypecheck.forEach((sample, index) => {
     test(`${sample.where} type-checks (${sample.language} ${sample.words.join(' ')})`, () => {
+      if (typeChecked.error !== undefined) throw typeChecked.error
       assert.deepEqual(
-        typeErrors[index],
+        typeChecked.errors[index],
         [],
         `the fragment at ${sample.where} does not compile: fix it, or give it the names it assumes with a prelude= (scripts/docs.test.mjs says the rule)`,
       )
