@@ -167,10 +167,9 @@ function headingSlugs(markdown) {
 
 /** What the rule says to do with a block: 'run', 'typecheck', 'excerpt' or 'other'. */
 function kindOf(block) {
-  const fragment = block.words.includes('fragment')
-  if (JSX_LANGUAGES.has(block.language) && !fragment) return 'other'
-  if (!RUN_LANGUAGES.has(block.language) && !JSX_LANGUAGES.has(block.language)) return 'other'
-  if (!fragment) return 'run'
+  const runs = RUN_LANGUAGES.has(block.language)
+  if (!block.words.includes('fragment')) return runs ? 'run' : 'other'
+  if (!runs && !JSX_LANGUAGES.has(block.language)) return 'other'
   return excerptOf(block) === undefined ? 'typecheck' : 'excerpt'
 }
 
@@ -341,6 +340,7 @@ function excerptProblem(sample) {
   const file = join(root, dirname(page), excerptOf(sample))
   if (!existsSync(file)) return `${sample.where}: in=${excerptOf(sample)} names no file`
   const wanted = codeLines(sample.code)
+  if (wanted.length === 0) return `${sample.where}: an excerpt with no code line matches anything`
   const lines = codeLines(readFileSync(file, 'utf8'))
   const found = lines.some((_, start) => wanted.every((line, i) => lines[start + i] === line))
   return found
@@ -372,13 +372,14 @@ describe('docs samples', () => {
       'the packages are not built: run `pnpm build` (pnpm test builds first)',
     )
     scratch = scratchProject()
-    server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
-    postgres = await startPostgresServer({ folderPrefix: 'vega-job-docs-' })
+    // started first, to work while the servers start and the samples run;
     // never rejects: a failed check is each fragment's test's failure, not an unhandled rejection
     const typeCheck = typecheckOnWorker(toTypecheck, scratch).then(
       (errors) => ({ errors }),
       (error) => ({ error }),
     )
+    server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
+    postgres = await startPostgresServer({ folderPrefix: 'vega-job-docs-' })
     const jobs = toRun.map((sample, index) => () => {
       let program
       try {
