@@ -1,5 +1,6 @@
 // Every code sample of every README and docs page runs, against the built
-// packages, as a reader would paste it into a file of their own.
+// packages, as a reader would paste it into a file of their own; one that
+// cannot run on its own is type-checked instead. None is skipped.
 //
 // The rule, for whoever writes a README:
 //
@@ -11,15 +12,34 @@
 //   then exits 0 within 30 s: a throw, a failed assertion, an unhandled
 //   rejection, a top-level await that never settles, an early exit or a
 //   timer left holding the process fails it.
-// - ```ts fragment marks a block that cannot run on its own (a type, a piece
-//   of a larger program, a call that needs a service or a browser). It is
-//   skipped and counted.
 // - ```ts prelude=<name>[,<name>…] runs the block after the code of
 //   scripts/docs-preludes/<name>.ts: for a sample that only lacks a few
 //   names (a runtime, a stand-in `fetchUser`). A prelude imports nothing the
-//   block imports itself.
-// - Other languages (sh, json, text, tsx/jsx, and ```mjs files that a
-//   package's own test runs as several processes) are not run here.
+//   block imports itself. Make a sample run this way whenever you can.
+// - ```ts fragment marks a block that cannot run on its own (a panel that
+//   needs a page, a client built with `new Redis()`, a piece of a larger
+//   program). It is not skipped: it is type-checked. Its preludes and the
+//   block are one module of the scratch project, compiled with the
+//   repository's `typescript` (strict, noEmit, lib ES2022 + DOM, Node's
+//   types) against the built packages' declarations, all fragments in one
+//   program (scripts/docs-typecheck.mjs, on a worker thread while the
+//   samples run); any error fails it, named by the page's line. So a renamed
+//   export, a wrong option or a wrong argument fails the test. What the
+//   block assumes comes from preludes: prelude=declared gives typed
+//   declarations (`declare const redis: Redis`) of the application a
+//   fragment calls into, so it compiles and could not run. A ```js fragment
+//   is checked as JavaScript (checkJs), so its preludes must be JavaScript
+//   too (prelude=declared is not).
+// - ```ts fragment in=<path> marks an excerpt of a file that runs elsewhere
+//   (an example app that its own build type-checks and its e2e tests run),
+//   `path` being relative to the page: its lines, comment lines and
+//   indentation aside, must be lines of that file, in order and one after
+//   the other, so the excerpt cannot drift from the code that runs.
+// - A ```tsx fragment (```jsx) is type-checked the same way, with React's
+//   JSX; a ```tsx block that is not a fragment is a module that its
+//   package's own tests mount (job-react's readme test), not run here.
+// - Other languages (sh, json, text, and ```mjs files that a package's own
+//   test runs as several processes) are not run here.
 // - A page listed in PROVING_PAGES below proves its package's claims with
 //   its samples: it has exactly the number of runnable samples listed (a
 //   sample lost to a broken fence is noticed), and every one of them checks
@@ -43,12 +63,15 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { Worker } from 'node:worker_threads'
 import ts from 'typescript'
 import { startPostgresServer } from '../tools/postgres-server/index.mjs'
 import { startRedisServer } from '../tools/redis-server/index.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const RUN_LANGUAGES = new Set(['ts', 'typescript', 'js', 'javascript'])
+/** Languages whose fragments are type-checked though their other blocks are not run here. */
+const JSX_LANGUAGES = new Set(['tsx', 'jsx'])
 const TIMEOUT_MS = 30_000
 const PARALLEL = 2
 /** What a program prints after its last line: it ran to the end. */
@@ -60,7 +83,7 @@ const PROVING_PAGES = new Map([
   ['packages/job-coordination/README.md', 9],
   // the quick start, retries, links and metrics
   ['packages/job-otel/README.md', 4],
-  // the standalone relay (the panel's samples need a page: fragments, run by the e2e tests)
+  // the standalone relay (the panel's samples need a page: type-checked fragments)
   ['packages/job-devtools/README.md', 1],
 ])
 const ASSERTS = /\bassert(?:\.\w+)?\(/
@@ -82,7 +105,7 @@ function markdownFiles(dir = root) {
 /**
  * The fenced code blocks of a markdown text: `{ line, language, words, code }`,
  * `line` being the 1-based line of the opening fence, `words` the rest of its
- * info string (`fragment`, `prelude=a,b`).
+ * info string (`fragment`, `prelude=a,b`, `in=path`).
  */
 function codeBlocks(markdown) {
   const blocks = []
@@ -142,10 +165,18 @@ function headingSlugs(markdown) {
   return slugs
 }
 
-/** What the rule says to do with a block: 'run', 'fragment' or 'other'. */
+/** What the rule says to do with a block: 'run', 'typecheck', 'excerpt' or 'other'. */
 function kindOf(block) {
-  if (!RUN_LANGUAGES.has(block.language)) return 'other'
-  return block.words.includes('fragment') ? 'fragment' : 'run'
+  const runs = RUN_LANGUAGES.has(block.language)
+  if (!block.words.includes('fragment')) return runs ? 'run' : 'other'
+  if (!runs && !JSX_LANGUAGES.has(block.language)) return 'other'
+  return excerptOf(block) === undefined ? 'typecheck' : 'excerpt'
+}
+
+/** The file an excerpt is taken from (`in=<path>`, relative to its page), or undefined. */
+function excerptOf(block) {
+  const word = block.words.find((w) => w.startsWith('in='))
+  return word?.slice('in='.length)
 }
 
 /** The prelude names of a block (`prelude=a,b`). */
@@ -156,17 +187,22 @@ function preludesOf(block) {
     .filter(Boolean)
 }
 
-/** A module node can run: the preludes, then the block, without types. */
-function programOf(block, where) {
-  const preludes = preludesOf(block).map((name) => {
+/** The code of a block's preludes, in order, each ending with a newline. */
+function preludeCode(block, where) {
+  return preludesOf(block).map((name) => {
     const file = join(root, 'scripts', 'docs-preludes', `${name}.ts`)
     assert.ok(
       existsSync(file),
       `${where}: prelude=${name} names no file scripts/docs-preludes/${name}.ts`,
     )
-    return readFileSync(file, 'utf8')
+    const text = readFileSync(file, 'utf8')
+    return text.endsWith('\n') ? text : `${text}\n`
   })
-  const source = [...preludes, block.code].join('\n')
+}
+
+/** A module node can run: the preludes, then the block, without types. */
+function programOf(block, where) {
+  const source = [...preludeCode(block, where), block.code].join('')
   const { outputText, diagnostics } = ts.transpileModule(source, {
     fileName: 'sample.ts',
     reportDiagnostics: true,
@@ -208,10 +244,12 @@ function scratchProject() {
     if (!existsSync(file)) continue
     link(JSON.parse(readFileSync(file, 'utf8')).name, pkg)
   }
-  // Then what they depend on (ioredis, a peer such as react), from the first
-  // package that has it installed.
+  // Then what they, the examples and the repository depend on (ioredis, a
+  // peer such as react, vite for a config sample, p-queue for a comparison),
+  // from the first package that has it installed.
+  const examples = readdirSync(join(root, 'examples')).map((name) => join(root, 'examples', name))
   for (const field of ['dependencies', 'peerDependencies', 'devDependencies']) {
-    for (const pkg of workspace) {
+    for (const pkg of [...workspace, ...examples, root]) {
       const file = join(pkg, 'package.json')
       if (!existsSync(file)) continue
       for (const dep of Object.keys(JSON.parse(readFileSync(file, 'utf8'))[field] ?? {})) {
@@ -261,6 +299,55 @@ function pool(jobs, limit) {
   )
 }
 
+/**
+ * Type-checks the fragments (see scripts/docs-typecheck.mjs) on a worker
+ * thread, so the compiler works while the samples run.
+ */
+function typecheckOnWorker(fragments, dir) {
+  const input = fragments.map((sample) => ({
+    where: sample.where,
+    line: sample.line,
+    language: sample.language,
+    preludes: preludeCode(sample, sample.where).join(''),
+    code: sample.code,
+  }))
+  return new Promise((resolveCheck, rejectCheck) => {
+    const worker = new Worker(new URL('./docs-typecheck.mjs', import.meta.url), {
+      workerData: { fragments: input, dir },
+    })
+    worker.once('message', resolveCheck)
+    worker.once('error', rejectCheck)
+    worker.once('exit', (code) =>
+      rejectCheck(new Error(`the type-check worker exited with ${code}`)),
+    )
+  })
+}
+
+/** The lines of a text that say something: trimmed, without blank and comment-only lines. */
+function codeLines(text) {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('//'))
+}
+
+/**
+ * Whether an excerpt's code lines are, in order and one after the other,
+ * lines of the file it names (indentation and comment lines aside).
+ */
+function excerptProblem(sample) {
+  const page = sample.where.slice(0, sample.where.lastIndexOf(':'))
+  const file = join(root, dirname(page), excerptOf(sample))
+  if (!existsSync(file)) return `${sample.where}: in=${excerptOf(sample)} names no file`
+  const wanted = codeLines(sample.code)
+  if (wanted.length === 0) return `${sample.where}: an excerpt with no code line matches anything`
+  const lines = codeLines(readFileSync(file, 'utf8'))
+  const found = lines.some((_, start) => wanted.every((line, i) => lines[start + i] === line))
+  return found
+    ? undefined
+    : `${sample.where} is not, line for line, in ${relative(root, file)}: the sample and the code that runs have diverged`
+}
+
 const pages = markdownFiles().map((file) => ({
   page: relative(root, file),
   blocks: codeBlocks(readFileSync(file, 'utf8')),
@@ -269,12 +356,15 @@ const samples = pages.flatMap(({ page, blocks }) =>
   blocks.map((block) => ({ ...block, where: `${page}:${block.line}`, kind: kindOf(block) })),
 )
 const toRun = samples.filter((sample) => sample.kind === 'run')
+const toTypecheck = samples.filter((sample) => sample.kind === 'typecheck')
+const excerpts = samples.filter((sample) => sample.kind === 'excerpt')
 
 describe('docs samples', () => {
   let scratch
   let server
   let postgres
   let outcomes
+  let typeChecked
 
   before(async () => {
     assert.ok(
@@ -282,6 +372,12 @@ describe('docs samples', () => {
       'the packages are not built: run `pnpm build` (pnpm test builds first)',
     )
     scratch = scratchProject()
+    // started first, to work while the servers start and the samples run;
+    // never rejects: a failed check is each fragment's test's failure, not an unhandled rejection
+    const typeCheck = typecheckOnWorker(toTypecheck, scratch).then(
+      (errors) => ({ errors }),
+      (error) => ({ error }),
+    )
     server = await startRedisServer({ folderPrefix: 'vega-job-docs-' })
     postgres = await startPostgresServer({ folderPrefix: 'vega-job-docs-' })
     const jobs = toRun.map((sample, index) => () => {
@@ -307,6 +403,7 @@ describe('docs samples', () => {
       return runNode(file, env)
     })
     outcomes = await pool(jobs, PARALLEL)
+    typeChecked = await typeCheck
   })
 
   after(async () => {
@@ -316,10 +413,9 @@ describe('docs samples', () => {
   })
 
   test('the rule finds the samples', (t) => {
-    const fragments = samples.filter((sample) => sample.kind === 'fragment')
     t.diagnostic(
-      `${pages.length} pages, ${toRun.length} samples run, ${fragments.length} fragments skipped ` +
-        `(${fragments.map((f) => f.where).join(', ')})`,
+      `${pages.length} pages, ${toRun.length} samples run, ${toTypecheck.length} fragments ` +
+        `type-checked, ${excerpts.length} excerpts matched to the code they come from`,
     )
     assert.ok(toRun.length > 0, 'no ```ts or ```js sample found: the extraction is broken')
   })
@@ -397,7 +493,20 @@ describe('docs samples', () => {
     })
   })
 
-  for (const sample of samples.filter((s) => s.kind === 'fragment')) {
-    test(`${sample.where} (${sample.language} fragment)`, { skip: 'fragment' }, () => {})
+  toTypecheck.forEach((sample, index) => {
+    test(`${sample.where} type-checks (${sample.language} ${sample.words.join(' ')})`, () => {
+      if (typeChecked.error !== undefined) throw typeChecked.error
+      assert.deepEqual(
+        typeChecked.errors[index],
+        [],
+        `the fragment at ${sample.where} does not compile: fix it, or give it the names it assumes with a prelude= (scripts/docs.test.mjs says the rule)`,
+      )
+    })
+  })
+
+  for (const sample of excerpts) {
+    test(`${sample.where} is in ${excerptOf(sample)}`, () => {
+      assert.equal(excerptProblem(sample), undefined)
+    })
   }
 })

@@ -61,7 +61,10 @@ describe('README', () => {
     expect(examples).toHaveLength(2)
     for (const fence of fences) {
       if (fence === '') continue // a closing fence
-      expect(['tsx', 'sh', 'tsx fragment', 'ts fragment']).toContain(fence)
+      // a fragment may name preludes: scripts/docs.test.mjs type-checks it
+      expect(['tsx', 'sh', 'tsx fragment', 'ts fragment']).toContain(
+        fence.replace(/ prelude=\S+$/, ''),
+      )
     }
   })
 })

@@ -1,0 +1,2 @@
+// prelude=vite: what a vite.config.ts sample imports.
+import { defineConfig } from 'vite'
