@@ -139,15 +139,19 @@ export class PgIO implements CoordinationEngine {
 
   /** One statement of ours, once the schema is ready: its first row. */
   private statement(name: StatementName, values: unknown[]): Promise<Record<string, unknown>> {
-    return this.rows(name, values).then((rows) => rows[0] ?? {})
+    return this.query(name, values, (rows) => rows[0] ?? {})
   }
 
-  /** One statement of ours, once the schema is ready: its rows. */
-  private rows(name: StatementName, values: unknown[]): Promise<Record<string, unknown>[]> {
+  /** One statement of ours, once the schema is ready: what `read` makes of its rows. */
+  private query<T>(
+    name: StatementName,
+    values: unknown[],
+    read: (rows: Record<string, unknown>[]) => T,
+  ): Promise<T> {
     const send = () =>
       (this.settings.pool as unknown as PreparedQuery)
         .query({ ...this.prepared[name], values })
-        .then((result) => result.rows)
+        .then((result) => read(result.rows))
     if (this.instance !== undefined) return send()
     return this.prepare().then(send)
   }
@@ -229,7 +233,7 @@ export class PgIO implements CoordinationEngine {
     const ids = asks.map((ask) => ask.request.id)
     const values = [hash, ids, mode, limit, this.leaseMs, this.connectTimeoutMs]
     const step = () =>
-      this.rows('line', values).then((rows) => {
+      this.query('line', values, (rows) => {
         if (rows.length !== asks.length) {
           throw new Error(`acquire_line answered ${rows.length} rows for ${asks.length} asks`)
         }
