@@ -246,6 +246,20 @@ BEGIN
   kind := 0; pos := v_rank;
 END $$;
 
+-- A process's first asks of one key that were made while its earlier ones
+-- were on the wire: one acquire each, in the order given (the order the
+-- calls were made in), one round trip for all of them.
+CREATE FUNCTION ${s}.acquire_line(p_key text, p_ids text[], p_mode text, p_limit int,
+  p_lease_ms int, p_wait_ms int)
+RETURNS TABLE (kind int, fence bigint, pos int, ids text[], payload text) LANGUAGE plpgsql AS $$
+DECLARE v_id text;
+BEGIN
+  FOREACH v_id IN ARRAY p_ids LOOP
+    RETURN QUERY SELECT a.kind, a.fence, a.pos, a.ids, a.payload
+      FROM ${s}.acquire(p_key, v_id, p_mode, p_limit, p_lease_ms, '-', false, p_wait_ms) a;
+  END LOOP;
+END $$;
+
 -- 1 renewed | 0 not the holder any more | -1 another database (its instance id differs)
 CREATE FUNCTION ${s}.renew(p_key text, p_id text, p_lease_ms int, p_instance text, p_wait_ms int)
 RETURNS int LANGUAGE plpgsql AS $$

@@ -109,3 +109,38 @@ describe('the uncontended path', () => {
     ).toEqual([{ busy: 0 }])
   })
 })
+
+describe("a process's first asks of one key", () => {
+  it('made while one is on the wire go together, at most 64 to a statement, and the calls run in the order they were made', async () => {
+    const schema = freshSchema()
+    const admin = poolOf(pg.url, { max: 1 })
+    const LINE = 70
+    const ran: number[] = []
+    const counts = await countedCalls(schema, 'line', async (s) => {
+      const calls = Array.from({ length: LINE }, (_, i) =>
+        withCoordinator(
+          async () => {
+            ran.push(i)
+            await new Promise((resolve) => setTimeout(resolve, 2))
+          },
+          s.coordination.serialize,
+          { key: 'line' },
+        ),
+      )
+      await Promise.all(calls.map((fn) => run(s.runtime, fn)))
+    })
+    expect(ran).toEqual(Array.from({ length: LINE }, (_, i) => i))
+    // The first call asks alone (its fence row is made by the function);
+    // the others were made while it was on the wire: a statement takes the
+    // places of the next 64, one acquire each, in their order, and once it
+    // is answered another takes the last 5. Asked one at a time,
+    // acquire_line would not run at all.
+    expect(counts.acquire_line).toBe(2)
+    expect(counts.acquire).toBe(LINE)
+    expect(await rows(admin, `SELECT busy FROM "${schema}".fences WHERE key = '"line"'`)).toEqual([
+      { busy: 0 },
+    ])
+    expect(await rows(admin, `SELECT key FROM "${schema}".holders`)).toEqual([])
+    expect(await rows(admin, `SELECT key FROM "${schema}".waiters`)).toEqual([])
+  })
+})

@@ -43,6 +43,7 @@ const STATEMENTS = {
   UNION ALL
   SELECT * FROM %s.acquire($1, $2, $3, $4, $5, $6, $7, $8) WHERE NOT EXISTS (SELECT FROM granted)`,
   acquire: 'SELECT * FROM %s.acquire($1, $2, $3, $4, $5, $6, $7, $8)',
+  line: 'SELECT * FROM %s.acquire_line($1, $2, $3, $4, $5, $6)',
   renew: 'SELECT %s.renew($1, $2, $3, $4, $5) AS verdict',
   assert: 'SELECT %s.assert_lease($1, $2, $3) AS verdict',
   release: `WITH alone AS (
@@ -99,8 +100,8 @@ export class PgIO implements CoordinationEngine {
   private instance: string | undefined
   private ready: Promise<string> | undefined
   private sweeper: NodeJS.Timeout | undefined
-  /** Per key, the first ask of a line still on the wire (see {@link inLine}). */
-  private readonly lines = new Map<string, Promise<void>>()
+  /** Per key with first asks of a line on the wire: the asks made since (see {@link inLine}). */
+  private readonly lines = new Map<string, LineAsk[]>()
 
   constructor(private readonly settings: PgSettings) {
     this.leaseMs = settings.leaseMs
@@ -138,10 +139,19 @@ export class PgIO implements CoordinationEngine {
 
   /** One statement of ours, once the schema is ready: its first row. */
   private statement(name: StatementName, values: unknown[]): Promise<Record<string, unknown>> {
+    return this.query(name, values, (rows) => rows[0] ?? {})
+  }
+
+  /** One statement of ours, once the schema is ready: what `read` makes of its rows. */
+  private query<T>(
+    name: StatementName,
+    values: unknown[],
+    read: (rows: Record<string, unknown>[]) => T,
+  ): Promise<T> {
     const send = () =>
       (this.settings.pool as unknown as PreparedQuery)
         .query({ ...this.prepared[name], values })
-        .then((result) => result.rows[0] ?? {})
+        .then((result) => read(result.rows))
     if (this.instance !== undefined) return send()
     return this.prepare().then(send)
   }
@@ -172,41 +182,76 @@ export class PgIO implements CoordinationEngine {
     const statement = !recheck && follow === '-' ? 'firstAsk' : 'acquire'
     const step = () => this.statement(statement, values).then((row) => this.parseAcquire(row))
     // A call's first place in a line: after the one this process asked for before it.
-    if ((mode === 'queue' || mode === 'latest') && !recheck) this.inLine(hash, step, to)
+    if ((mode === 'queue' || mode === 'latest') && !recheck) this.inLine({ request, step, to })
     else this.send('acquire', step, to)
   }
 
   /**
    * A pool sends one process's statements on several connections, so two
    * calls asked in order could reach Postgres out of order. A line's first
-   * asks of one key leave this process one at a time, each once the one
-   * before it was answered: the line holds them in the order they were made
-   * here, as the local serialize does. Other keys, and re-checks, never wait.
+   * asks of one key leave this process in order: while some are on the
+   * wire, the ones made meanwhile wait, and go together once those are
+   * answered, in one statement that takes their places one after the other
+   * (a process's calls issued at once join the line in two round trips, not
+   * one each, and stand together in it, so the key passes between them
+   * without a NOTIFY). Other keys, and re-checks, never wait.
    */
-  private inLine(hash: string, step: () => Promise<AcquireReply>, to: Answer<AcquireReply>): void {
-    const before = this.lines.get(hash)
-    let done!: () => void
-    const mine = new Promise<void>((resolve) => {
-      done = resolve
-    })
-    this.lines.set(hash, mine)
-    const next = () => {
-      done()
-      if (this.lines.get(hash) === mine) this.lines.delete(hash)
+  private inLine(ask: LineAsk): void {
+    const { hash } = ask.request
+    const waiting = this.lines.get(hash)
+    if (waiting !== undefined) {
+      waiting.push(ask)
+      return
     }
-    const answer: Answer<AcquireReply> = {
-      answered(reply) {
+    this.lines.set(hash, [])
+    this.sendLine(hash, [ask])
+  }
+
+  /** Sends `asks` (one key's, in call order); once answered, the ones made meanwhile. */
+  private sendLine(hash: string, asks: LineAsk[]): void {
+    const next = () => {
+      const waiting = this.lines.get(hash) ?? []
+      if (waiting.length === 0) this.lines.delete(hash)
+      else this.sendLine(hash, takeBatch(waiting))
+    }
+    const only = asks.length === 1 ? asks[0] : undefined
+    if (only !== undefined) {
+      this.send('acquire', only.step, {
+        answered(reply) {
+          next()
+          only.to.answered(reply)
+        },
+        failed(error) {
+          next()
+          only.to.failed(error)
+        },
+        late: (reply) => only.to.late?.(reply),
+      })
+      return
+    }
+    const { mode, limit } = asks[0]!.request
+    const ids = asks.map((ask) => ask.request.id)
+    const values = [hash, ids, mode, limit, this.leaseMs, this.connectTimeoutMs]
+    const step = () =>
+      this.query('line', values, (rows) => {
+        if (rows.length !== asks.length) {
+          throw new Error(`acquire_line answered ${rows.length} rows for ${asks.length} asks`)
+        }
+        return rows.map((row) => this.parseAcquire(row))
+      })
+    this.send('acquire', step, {
+      answered(replies) {
         next()
-        to.answered(reply)
+        for (const [i, ask] of asks.entries()) ask.to.answered(replies[i]!)
       },
       failed(error) {
         next()
-        to.failed(error)
+        for (const ask of asks) ask.to.failed(error)
       },
-      late: (reply) => to.late?.(reply),
-    }
-    if (before === undefined) this.send('acquire', step, answer)
-    else void before.then(() => this.send('acquire', step, answer))
+      late(replies) {
+        for (const [i, ask] of asks.entries()) ask.to.late?.(replies[i]!)
+      },
+    })
   }
 
   private parseAcquire(row: Record<string, unknown>): AcquireReply {
@@ -306,6 +351,35 @@ export class PgIO implements CoordinationEngine {
 
   /** pg's Pool has no end event: an ended pool is seen at the next call (`pool.ending`). */
   onClientEnd(): void {}
+}
+
+/** A first ask of a line, waiting to leave this process after the ones before it. */
+interface LineAsk {
+  readonly request: AcquireRequest
+  /** The ask on its own (the uncontended path first). */
+  readonly step: () => Promise<AcquireReply>
+  readonly to: Answer<AcquireReply>
+}
+
+/**
+ * First asks per statement at most: the statement holds the key's row while
+ * it takes their places, and must answer within connectTimeoutMs.
+ */
+const LINE_BATCH = 64
+
+/** Takes from `waiting` the asks that go in one statement: the first ones, of one mode and limit. */
+function takeBatch(waiting: LineAsk[]): LineAsk[] {
+  const { mode, limit } = waiting[0]!.request
+  let n = 1
+  while (
+    n < waiting.length &&
+    n < LINE_BATCH &&
+    waiting[n]!.request.mode === mode &&
+    waiting[n]!.request.limit === limit
+  ) {
+    n++
+  }
+  return waiting.splice(0, n)
 }
 
 /** Rows per table the periodic sweep deletes at most, per pass. */
