@@ -29,51 +29,6 @@ export interface LeaseHome {
   releaseDone(): void
   /** The release handed the key on: a waiter of this process starts on the reply, not on its wake-up. */
   handedOff(handOff: HandOff): void
-  /** When each lease renews. */
-  readonly renewals: Renewals
-}
-
-/**
- * When the leases of one coordination renew: each leaseMs / 3 after its
- * grant or its last confirmed renewal. One period for all, so they fall due
- * in the order they were scheduled, and one timer, armed for the earliest,
- * serves them all: a call that ends before its first renewal (most do)
- * arms no timer of its own.
- */
-export class Renewals {
-  /** Each scheduled lease and when it falls due (`performance.now()`), earliest first. */
-  private readonly due = new Map<Lease, number>()
-  private timer: NodeJS.Timeout | undefined
-
-  constructor(private readonly periodMs: number) {}
-
-  schedule(lease: Lease): void {
-    this.due.delete(lease)
-    this.due.set(lease, performance.now() + this.periodMs)
-    if (this.timer === undefined) this.arm(this.periodMs)
-  }
-
-  cancel(lease: Lease): void {
-    this.due.delete(lease)
-  }
-
-  private arm(ms: number): void {
-    this.timer = setTimeout(() => this.fire(), ms)
-    this.timer.unref()
-  }
-
-  private fire(): void {
-    this.timer = undefined
-    const now = performance.now()
-    for (const [lease, at] of this.due) {
-      if (at > now) {
-        this.arm(Math.max(1, Math.ceil(at - now)))
-        return
-      }
-      this.due.delete(lease)
-      lease.tick()
-    }
-  }
 }
 
 /**
@@ -91,6 +46,7 @@ export class Lease implements Answer<boolean | HandOff> {
   /** Who waits for the release's answer (an engine that does not keep order), called once it came. */
   private releaseWaiters: (() => void)[] | undefined
   private releaseAnswered = false
+  private timer: NodeJS.Timeout | undefined
   private validUntil = 0
   /** Made when a body first asks for the token: most never do, and an unread rejection costs a stack trace. */
   private granted: Deferred<FencingToken> | undefined
@@ -258,15 +214,17 @@ export class Lease implements Answer<boolean | HandOff> {
   }
 
   private schedule(): void {
-    this.home.renewals.schedule(this)
+    this.timer = setTimeout(() => this.tick(), Math.max(1, Math.floor(this.io.leaseMs / 3)))
+    this.timer.unref()
   }
 
   private stopTimer(): void {
-    this.home.renewals.cancel(this)
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
   }
 
-  /** Due for renewal (called by {@link Renewals}). */
-  tick(): void {
+  private tick(): void {
+    this.timer = undefined
     if (!this.active) return
     const sentAt = performance.now()
     if (sentAt > this.validUntil) {

@@ -5,7 +5,7 @@ import type { Codec } from '../codec.js'
 import { type Deferred, deferred } from '../deferred.js'
 import type { CoordinationEngine, HandOff, WakeListener, WakeMessage } from '../engine.js'
 import type { LeaderContext } from '../leader-context.js'
-import { type Lease, Renewals } from './lease.js'
+import type { Lease } from './lease.js'
 import type { Waiter, WaiterRegistry } from './waiter.js'
 
 export interface Located {
@@ -23,7 +23,6 @@ export class LocalNode implements WaiterRegistry, WakeListener {
   readonly byHash: Map<string, Set<Waiter>> = new Map()
   readonly byId: Map<string, Waiter> = new Map()
   readonly leases: Map<string, Lease> = new Map()
-  readonly renewals: Renewals
   readonly hosts: Set<PluginHost> = new Set()
   /** Ids of this process's holders and waiters start with it (a restart tells local from remote). */
   readonly origin: string = `${randomBytes(4).toString('hex')}-${process.pid}`
@@ -37,9 +36,7 @@ export class LocalNode implements WaiterRegistry, WakeListener {
     readonly codec: Codec,
     /** The `leaderContext` option: what a dedupe leader carries to its joiners. */
     readonly leaderContext: LeaderContext | undefined = undefined,
-  ) {
-    this.renewals = new Renewals(Math.max(1, Math.floor(io.leaseMs / 3)))
-  }
+  ) {}
 
   nextId(taskId: number): string {
     return `${this.origin}.${taskId}.${++this.counter}`
