@@ -56,7 +56,7 @@ describe('bursts of restart calls in one process, on a pool of 4', () => {
   })
 })
 
-describe('lease renewal: one timer per coordination', () => {
+describe('lease renewal in one process', () => {
   it('leases granted at different times each keep renewing past leaseMs, also after one granted before them ended', async () => {
     const LEASE = 2000
     const s = setup(pg.url, { leaseMs: LEASE })
@@ -68,7 +68,7 @@ describe('lease renewal: one timer per coordination', () => {
     }
     const call = (key: string, ms: number) =>
       settle(run(s.runtime, withCoordinator(body(ms), s.coordination.serialize, { key })))
-    // `short` ends before the first renewal falls due: the shared timer was armed for it.
+    // `short` ends before the first renewal falls due; the others' renewals go on without it.
     const short = call('short', 100)
     const first = call('first', 2.5 * LEASE)
     await sleep(LEASE / 2)
