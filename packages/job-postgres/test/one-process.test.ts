@@ -3,9 +3,11 @@
 // caller's next call could reach Postgres in either order. A call's answer
 // settles once its release was answered: the next call finds the key free.
 
+import { setTimeout as sleep } from 'node:timers/promises'
 import { withCoordinator } from '@vega/job-coordination'
-import { run, shutdown } from '@vega/job-core'
+import { run, settle, shutdown, type TaskContext } from '@vega/job-core'
 import { describe, expect, it } from 'vitest'
+import { assertLease } from '../src/index.js'
 import { rows, setup, usePostgres } from './support.js'
 
 const pg = usePostgres()
@@ -49,6 +51,35 @@ describe('bursts of restart calls in one process, on a pool of 4', () => {
       lastStates.push((tasks[3] as (typeof tasks)[number]).state)
     }
     expect(lastStates).toEqual(Array.from({ length: 15 }, () => 'success'))
+    await shutdown(s.runtime)
+    expect(await rows(s.pool, `SELECT holder FROM "${s.schema}".holders`)).toEqual([])
+  })
+})
+
+describe('lease renewal in one process', () => {
+  it('leases granted at different times each keep renewing past leaseMs, also after one granted before them ended', async () => {
+    const LEASE = 2000
+    const s = setup(pg.url, { leaseMs: LEASE })
+    /** Runs `ms`, then asks Postgres whether the lease still holds (a lease never renewed has expired there). */
+    const body = (ms: number) => async (ctx: TaskContext) => {
+      await sleep(ms)
+      const token = await assertLease(ctx)
+      return token.fence
+    }
+    const call = (key: string, ms: number) =>
+      settle(run(s.runtime, withCoordinator(body(ms), s.coordination.serialize, { key })))
+    // `short` ends before the first renewal falls due; the others' renewals go on without it.
+    const short = call('short', 100)
+    const first = call('first', 2.5 * LEASE)
+    await sleep(LEASE / 2)
+    const second = call('second', 2 * LEASE)
+    const settled = await Promise.all([short, first, second])
+    // A lost lease fails its call with LeaseLostError: the message says which and why.
+    expect(
+      settled.map((outcome) =>
+        outcome.status === 'error' ? String(outcome.error) : outcome.status,
+      ),
+    ).toEqual(['success', 'success', 'success'])
     await shutdown(s.runtime)
     expect(await rows(s.pool, `SELECT holder FROM "${s.schema}".holders`)).toEqual([])
   })

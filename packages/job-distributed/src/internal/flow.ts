@@ -195,13 +195,12 @@ function releaseAsLeader(
  * ended and get its value).
  */
 function afterRelease(own: Promise<unknown>, lease: Lease): Promise<unknown> {
-  return own.then(
-    (value) => lease.whenReleased().then(() => value),
-    (error: unknown) =>
-      lease.whenReleased().then(() => {
-        throw error
-      }),
-  )
+  return new Promise((resolve, reject) => {
+    own.then(
+      (value) => lease.afterRelease(() => resolve(value)),
+      (error: unknown) => lease.afterRelease(() => reject(error)),
+    )
+  })
 }
 
 function leaderRelease(

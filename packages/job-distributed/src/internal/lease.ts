@@ -43,8 +43,8 @@ export class Lease implements Answer<boolean | HandOff> {
   runId: string | undefined
   lostWith: LeaseLostError | undefined
   private ended = false
-  /** Made when a caller waits for the release's answer (an engine that does not keep order). */
-  private releasedWaiter: Deferred<void> | undefined
+  /** Who waits for the release's answer (an engine that does not keep order), called once it came. */
+  private releaseWaiters: (() => void)[] | undefined
   private releaseAnswered = false
   private timer: NodeJS.Timeout | undefined
   private validUntil = 0
@@ -181,28 +181,36 @@ export class Lease implements Answer<boolean | HandOff> {
 
   private releaseSettled(): void {
     this.releaseAnswered = true
-    this.releasedWaiter?.resolve()
+    const waiters = this.releaseWaiters
+    this.releaseWaiters = undefined
+    if (waiters !== undefined) for (const then of waiters) then()
     this.home.releaseDone()
   }
 
   /**
-   * Resolves once the release was answered (or could not reach the storage,
-   * within connectTimeoutMs); at once when the lease has not ended: a body
-   * still running (one that ignores its signal) never holds its caller's
-   * answer back.
+   * Calls `then` once the release was answered (or could not reach the
+   * storage, within connectTimeoutMs); at once when the lease has not ended:
+   * a body still running (one that ignores its signal) never holds its
+   * caller's answer back. A callback, not a promise: every call on an engine
+   * that does not keep order waits here.
    */
+  afterRelease(then: () => void): void {
+    if (!this.ended || this.releaseAnswered) then()
+    else (this.releaseWaiters ??= []).push(then)
+  }
+
+  /** {@link afterRelease} as a promise. */
   whenReleased(): Promise<void> {
-    if (!this.ended || this.releaseAnswered) return Promise.resolve()
-    this.releasedWaiter ??= deferred()
-    return this.releasedWaiter.promise
+    return new Promise((resolve) => this.afterRelease(resolve))
   }
 
   private forget(): void {
     this.home.leases.delete(this.holderId)
     const set = byTaskId.get(this.task.id)
-    if (set === undefined) return
-    set.delete(this)
-    if (set.size === 0) byTaskId.delete(this.task.id)
+    if (set === undefined || !set.has(this)) return
+    // As a waiter's set of its key: the last lease drops the set whole, never emptied first.
+    if (set.size === 1) byTaskId.delete(this.task.id)
+    else set.delete(this)
   }
 
   private schedule(): void {

@@ -226,6 +226,14 @@ export class Waiter implements Answer<AcquireReply> {
     this.floor.unref()
   }
 
+  /**
+   * A reply for a call that no longer waits (it ended, or its ask timed
+   * out): a key granted to it goes back, and a place it took in the line is
+   * given up. The `leave` sent when it ended may have reached the storage
+   * before this ask did (another connection of a pool, or an ask still
+   * waiting in the process behind an earlier one) and found nothing; the
+   * place would then be handed the key, and hold it for a lease.
+   */
   private undo(reply: AcquireReply): void {
     if (reply.kind === 'granted') {
       const single = this.limit === 1
@@ -233,6 +241,8 @@ export class Waiter implements Answer<AcquireReply> {
         { hash: this.hash, id: this.id, kind: 'plain', payload: '', single },
         IGNORED,
       )
+    } else if (reply.kind === 'waiting') {
+      this.leaveQueue()
     }
   }
 
@@ -255,9 +265,10 @@ export class Waiter implements Answer<AcquireReply> {
     }
     this.registry.byId.delete(this.id)
     const set = this.registry.byHash.get(this.hash)
-    if (set === undefined) return
-    set.delete(this)
-    if (set.size === 0) this.registry.byHash.delete(this.hash)
+    if (set === undefined || !set.has(this)) return
+    // The last waiter drops the set whole: emptying it first would make V8 shrink its table, an allocation per call.
+    if (set.size === 1) this.registry.byHash.delete(this.hash)
+    else set.delete(this)
   }
 }
 

@@ -137,9 +137,13 @@ export class PgIO implements CoordinationEngine {
     return this.ready
   }
 
-  /** One statement of ours, once the schema is ready: its first row. */
-  private statement(name: StatementName, values: unknown[]): Promise<Record<string, unknown>> {
-    return this.query(name, values, (rows) => rows[0] ?? {})
+  /** One statement of ours, once the schema is ready: `read` gets its first row. */
+  private statement<T>(
+    name: StatementName,
+    values: unknown[],
+    read: (row: Record<string, unknown>) => T,
+  ): Promise<T> {
+    return this.query(name, values, (rows) => read(rows[0] ?? NO_ROW))
   }
 
   /** One statement of ours, once the schema is ready: what `read` makes of its rows. */
@@ -148,9 +152,10 @@ export class PgIO implements CoordinationEngine {
     values: unknown[],
     read: (rows: Record<string, unknown>[]) => T,
   ): Promise<T> {
+    const { name: statementName, text } = this.prepared[name]
     const send = () =>
       (this.settings.pool as unknown as PreparedQuery)
-        .query({ ...this.prepared[name], values })
+        .query({ name: statementName, text, values })
         .then((result) => read(result.rows))
     if (this.instance !== undefined) return send()
     return this.prepare().then(send)
@@ -180,7 +185,7 @@ export class PgIO implements CoordinationEngine {
     const values = [hash, id, mode, limit, this.leaseMs, follow, recheck, this.connectTimeoutMs]
     // A call that asked before (in a line, or following a dedupe leader) goes straight to the function.
     const statement = !recheck && follow === '-' ? 'firstAsk' : 'acquire'
-    const step = () => this.statement(statement, values).then((row) => this.parseAcquire(row))
+    const step = () => this.statement(statement, values, (row) => this.parseAcquire(row))
     // A call's first place in a line: after the one this process asked for before it.
     if ((mode === 'queue' || mode === 'latest') && !recheck) this.inLine({ request, step, to })
     else this.send('acquire', step, to)
@@ -255,41 +260,41 @@ export class PgIO implements CoordinationEngine {
   }
 
   private parseAcquire(row: Record<string, unknown>): AcquireReply {
-    const ids = (row.ids as string[] | null) ?? []
+    const ids = row.ids as string[] | null
     switch (row.kind) {
       case 1:
         return {
           kind: 'granted',
           fence: Number(row.fence),
           runId: this.instance ?? '?',
-          evicted: ids,
+          evicted: ids ?? NONE,
         }
       case 2:
         return { kind: 'result', payload: String(row.payload) }
       case 3:
         return SUPERSEDED
       default:
-        return { kind: 'waiting', position: Number(row.pos ?? 0), others: ids }
+        return { kind: 'waiting', position: Number(row.pos ?? 0), others: ids ?? [] }
     }
   }
 
   renew(hash: string, id: string, runId: string): Promise<LeaseVerdict> {
     const values = [hash, id, this.leaseMs, runId, this.connectTimeoutMs]
     return this.bounded('renew', () =>
-      this.statement('renew', values).then((row) => row.verdict as LeaseVerdict),
+      this.statement('renew', values, (row) => row.verdict as LeaseVerdict),
     )
   }
 
   assert(hash: string, id: string, runId: string): Promise<LeaseVerdict> {
     return this.bounded('assertLease', () =>
-      this.statement('assert', [hash, id, runId]).then((row) => row.verdict as LeaseVerdict),
+      this.statement('assert', [hash, id, runId], (row) => row.verdict as LeaseVerdict),
     )
   }
 
   releaseTo(request: ReleaseRequest, to: Answer<boolean | HandOff>): void {
     const { hash, id, kind, payload, single } = request
     const values = [hash, id, kind, payload, this.leaseMs, single, this.connectTimeoutMs]
-    const step = () => this.statement('release', values).then((row) => this.parseRelease(row))
+    const step = () => this.statement('release', values, (row) => this.parseRelease(row))
     this.send('release', step, to)
   }
 
@@ -300,14 +305,12 @@ export class PgIO implements CoordinationEngine {
 
   leave(hash: string, id: string, single: boolean): Promise<boolean> {
     const values = [hash, id, this.leaseMs, single, this.connectTimeoutMs]
-    return this.bounded('leave', () =>
-      this.statement('leave', values).then((row) => row.left === true),
-    )
+    return this.bounded('leave', () => this.statement('leave', values, (row) => row.left === true))
   }
 
   holderOf(hash: string): Promise<string | null> {
     return this.bounded('holderOf', () =>
-      this.statement('holderOf', [hash]).then((row) => (row.holder as string | undefined) ?? null),
+      this.statement('holderOf', [hash], (row) => (row.holder as string | undefined) ?? null),
     )
   }
 
@@ -327,7 +330,7 @@ export class PgIO implements CoordinationEngine {
       bounded(
         'sweep',
         this.connectTimeoutMs,
-        () => this.statement('sweep', [SWEEP_BATCH, this.connectTimeoutMs]),
+        () => this.statement('sweep', [SWEEP_BATCH, this.connectTimeoutMs], (row) => row.swept),
         io.unavailable,
         this.storage,
       ).catch(() => {})
@@ -393,3 +396,6 @@ interface PreparedQuery {
 }
 
 const SUPERSEDED: AcquireReply = Object.freeze({ kind: 'superseded' })
+/** What a reply without rows reads as (every field missing). */
+const NO_ROW: Record<string, unknown> = Object.freeze({})
+const NONE: readonly string[] = Object.freeze([])
