@@ -4,6 +4,7 @@ import { type Deferred, deferred } from '../deferred.js'
 import type { CoordinationEngine, HandOff, ReleaseKind } from '../engine.js'
 import { LeaseLostError } from '../errors.js'
 import type { FencingToken } from '../fencing-token.js'
+import { joinGroup, leaveGroup } from './groups.js'
 
 /** What a lease does when it is lost or taken over. */
 export interface LeaseOwner {
@@ -68,12 +69,7 @@ export class Lease implements Answer<boolean | HandOff> {
     readonly single: boolean,
   ) {
     home.leases.set(holderId, this)
-    let set = byTaskId.get(task.id)
-    if (set === undefined) {
-      set = new Set()
-      byTaskId.set(task.id, set)
-    }
-    set.add(this)
+    joinGroup(byTaskId, task.id, this)
   }
 
   get token(): Promise<FencingToken> {
@@ -206,11 +202,7 @@ export class Lease implements Answer<boolean | HandOff> {
 
   private forget(): void {
     this.home.leases.delete(this.holderId)
-    const set = byTaskId.get(this.task.id)
-    if (set === undefined || !set.has(this)) return
-    // As a waiter's set of its key: the last lease drops the set whole, never emptied first.
-    if (set.size === 1) byTaskId.delete(this.task.id)
-    else set.delete(this)
+    leaveGroup(byTaskId, this.task.id, this)
   }
 
   private schedule(): void {

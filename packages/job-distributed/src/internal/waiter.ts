@@ -1,6 +1,7 @@
 import type { Task } from '@vega/job-core'
 import type { Answer } from '../bounded.js'
 import type { AcquireMode, AcquireReply, CoordinationEngine } from '../engine.js'
+import { joinGroup, leaveGroup } from './groups.js'
 
 export type WaitOutcome =
   | {
@@ -71,12 +72,7 @@ export class Waiter implements Answer<AcquireReply> {
     private readonly done: (outcome: WaitOutcome) => void,
     private readonly hooks: WaiterHooks = {},
   ) {
-    let set = registry.byHash.get(hash)
-    if (set === undefined) {
-      set = new Set()
-      registry.byHash.set(hash, set)
-    }
-    set.add(this)
+    joinGroup(registry.byHash, hash, this)
     registry.byId.set(id, this)
   }
 
@@ -264,11 +260,7 @@ export class Waiter implements Answer<AcquireReply> {
       this.io.unwant(this.hash)
     }
     this.registry.byId.delete(this.id)
-    const set = this.registry.byHash.get(this.hash)
-    if (set === undefined || !set.has(this)) return
-    // The last waiter drops the set whole: emptying it first would make V8 shrink its table, an allocation per call.
-    if (set.size === 1) this.registry.byHash.delete(this.hash)
-    else set.delete(this)
+    leaveGroup(this.registry.byHash, this.hash, this)
   }
 }
 
