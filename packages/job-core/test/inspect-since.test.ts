@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   createRuntime,
   createTaskTag,
@@ -107,5 +107,70 @@ describe('clock readings for since, nobody listening', () => {
     expect(await waiting).toBe('done')
     // The waiting task's start; endings read nothing.
     expect(reads).toBe(1)
+  })
+})
+
+describe('the system clock, nobody listening: transitions of one stretch share a reading', () => {
+  it('a burst of waiting tasks reads Date.now() once per 16 transitions, and each since is a reading taken during the burst', async () => {
+    // Before the first task: its reading may be the one the burst shares.
+    const before = Date.now()
+    const runtime = createRuntime({ concurrency: 1 })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    const reads = vi.spyOn(Date, 'now')
+    try {
+      const waiting = Array.from({ length: 160 }, (_, i) => run(runtime, () => i))
+      const readsInBurst = reads.mock.calls.length
+      const after = Date.now()
+      // One reading per task without sharing: 160.
+      expect(readsInBurst).toBeLessThanOrEqual(10)
+      expect(readsInBurst).toBeGreaterThanOrEqual(1)
+      for (const task of waiting) {
+        expect(task.state).toBe('queued')
+        const since = sinceOf(runtime, task.id)!
+        expect(since).toBeGreaterThanOrEqual(before)
+        expect(since).toBeLessThanOrEqual(after)
+      }
+      door.open()
+      await first
+      expect(await Promise.all(waiting)).toEqual(waiting.map((_, i) => i))
+    } finally {
+      reads.mockRestore()
+    }
+  })
+
+  it('a shared reading expires once the stretch is over: a task queued later reads the clock again', async () => {
+    const runtime = createRuntime({ concurrency: 1 })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    // Takes a reading with 15 uses left.
+    const early = run(runtime, () => 'early')
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const before = Date.now()
+    const late = run(runtime, () => 'late')
+    expect(late.state).toBe('queued')
+    expect(sinceOf(runtime, late.id)).toBeGreaterThanOrEqual(before)
+    door.open()
+    await first
+    expect([await early, await late]).toEqual(['early', 'late'])
+  })
+
+  it('a clock of its own is read at every transition, also within one stretch', async () => {
+    let now = 0
+    const clock = {
+      now: () => now,
+      setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms),
+      clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+    }
+    const runtime = createRuntime({ clock, concurrency: 1 })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    const a = run(runtime, () => 'a')
+    now = 7
+    const b = run(runtime, () => 'b')
+    expect([sinceOf(runtime, a.id), sinceOf(runtime, b.id)]).toEqual([0, 7])
+    door.open()
+    await first
+    expect([await a, await b]).toEqual(['a', 'b'])
   })
 })

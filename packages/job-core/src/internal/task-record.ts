@@ -16,6 +16,7 @@ import type {
   TaskRecord as TaskRecordShape,
 } from './model.js'
 import type { QueuedAttempt } from './queued-attempt.js'
+import { sharedSystemNow } from './shared-reading.js'
 import { SHAPE } from './stages/stage.js'
 import { tellWatched } from './task-watchers.js'
 import { type TransitionExtra, transitionEvent } from './transition-event.js'
@@ -180,7 +181,7 @@ export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
   // from a call that is not inlined, an epoch reading is a fresh heap
   // number (a heap object per transition).
   const offset =
-    (at ?? (core.clock === systemClock ? Date.now() : core.clock.now())) - core.clockOrigin
+    (at ?? (core.clock === systemClock ? sharedSystemNow() : core.clock.now())) - core.clockOrigin
   const small = offset | 0
   return small === offset ? small : offset
 }
