@@ -110,7 +110,7 @@ describe('clock readings for since, nobody listening', () => {
   })
 })
 
-describe('the system clock, nobody listening: transitions of one stretch share a reading', () => {
+describe('the system clock: the stamps of one synchronous stretch share a reading', () => {
   it('a burst of waiting tasks reads Date.now() once per 16 transitions, and each since is a reading taken during the burst', async () => {
     // Before the first task: its reading may be the one the burst shares.
     const before = Date.now()
@@ -131,6 +131,36 @@ describe('the system clock, nobody listening: transitions of one stretch share a
         expect(since).toBeGreaterThanOrEqual(before)
         expect(since).toBeLessThanOrEqual(after)
       }
+      door.open()
+      await first
+      expect(await Promise.all(waiting)).toEqual(waiting.map((_, i) => i))
+    } finally {
+      reads.mockRestore()
+    }
+  })
+
+  it("with a listener, each event's at is a shared reading too, and the task's since is its last event's at", async () => {
+    const before = Date.now()
+    const runtime = createRuntime({ concurrency: 1 })
+    const stamps: number[] = []
+    const lastAt = new Map<number, number>()
+    subscribe(runtime, (event) => {
+      stamps.push(event.at)
+      if (event.type === 'task:transition') lastAt.set(event.taskId, event.at)
+    })
+    const door = gate()
+    const first = run(runtime, () => door.promise)
+    const reads = vi.spyOn(Date, 'now')
+    try {
+      const waiting = Array.from({ length: 80 }, (_, i) => run(runtime, () => i))
+      // 160 events (created, queued per task): one reading each without sharing.
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(10)
+      const after = Date.now()
+      for (const at of stamps) {
+        expect(at).toBeGreaterThanOrEqual(before)
+        expect(at).toBeLessThanOrEqual(after)
+      }
+      for (const task of waiting) expect(sinceOf(runtime, task.id)).toBe(lastAt.get(task.id))
       door.open()
       await first
       expect(await Promise.all(waiting)).toEqual(waiting.map((_, i) => i))

@@ -6,6 +6,7 @@ import type {
   RuntimeEventDraft,
   RuntimeListener,
 } from '../types/events.js'
+import { stampNow } from './shared-reading.js'
 
 /**
  * The bus behind `subscribe` and `getEventBus`. Listeners live in a
@@ -36,14 +37,14 @@ export class RuntimeEventBus implements EventBus {
   /** The kernel's own emit; what users and plugins emit is checked by {@link EventBusView} first. */
   emit(draft: RuntimeEventDraft | CustomEventDraft): void {
     if (this.listeners.length === 0) return
-    this.deliver({ ...draft, seq: ++this.seq, at: this.clock.now() } as RuntimeEvent)
+    this.deliver({ ...draft, seq: ++this.seq, at: stampNow(this.clock) } as RuntimeEvent)
   }
 
   /** Stamps a copy the caller made and no one else holds (see {@link EventBusView.emit}) and delivers it. */
   deliverCopy(event: object): void {
     const stamped = event as { seq: number; at: number }
     stamped.seq = ++this.seq
-    stamped.at = this.clock.now()
+    stamped.at = stampNow(this.clock)
     this.deliver(event as RuntimeEvent)
   }
 

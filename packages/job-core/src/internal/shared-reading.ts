@@ -1,18 +1,26 @@
+import { systemClock } from '../clock.js'
+import type { Clock } from '../types/backend.js'
+
 /**
- * The system clock's reading for a task's bookkeeping time (its `since`,
- * read only by `inspect()`), shared by up to {@link READING_USES}
- * consecutive transitions of one synchronous stretch and expiring once the
+ * The time the kernel stamps on what happens to tasks: a transition's
+ * `since` (read by `inspect()`) and every event's `at`. With the system
+ * clock, up to {@link READING_USES} consecutive stamps of one synchronous
+ * stretch share one `Date.now()` reading, which expires once the
  * microtasks queued before it was taken have run.
  *
  * A burst of `run()` calls, or the reactions of bodies that settled
  * together, moves many tasks in one stretch, and `Date.now()` costs as much
- * as the rest of a transition's bookkeeping when nobody listens. A shared
- * reading is off by at most the time its stretch's transitions took, a few
- * microseconds under its 1 ms resolution; the `at` of an event is always a
- * fresh reading. Only the system clock is shared: a test clock is read every
- * time, so a test may move it between two calls. What it saves is in
- * `bench/README.md` (Core 3).
+ * as the rest of a transition's bookkeeping. A shared reading is off by at
+ * most the time its stretch's transitions took, a few microseconds under
+ * the clock's 1 ms resolution. Only the system clock is shared: a clock
+ * given to `createRuntime` is read every time, so a test may move it
+ * between two calls. What it saves is in `bench/README.md` (Core 3).
+ * Timers, windows and deadlines read their clock directly, never this.
  */
+export function stampNow(clock: Clock): number {
+  return clock === systemClock ? sharedSystemNow() : clock.now()
+}
+
 const READING_USES = 16
 
 let reading = 0
@@ -25,8 +33,7 @@ function expire(): void {
   usesLeft = 0
 }
 
-/** `Date.now()`, or the reading an earlier transition of this stretch took. */
-export function sharedSystemNow(): number {
+function sharedSystemNow(): number {
   if (usesLeft > 0) {
     usesLeft--
     return reading

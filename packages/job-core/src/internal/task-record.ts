@@ -1,4 +1,3 @@
-import { systemClock } from '../clock.js'
 import { IllegalStateError } from '../errors.js'
 import { isLegalTransition, isTerminalState } from '../task-state.js'
 import type { Outcome } from '../types/outcome.js'
@@ -16,7 +15,7 @@ import type {
   TaskRecord as TaskRecordShape,
 } from './model.js'
 import type { QueuedAttempt } from './queued-attempt.js'
-import { sharedSystemNow } from './shared-reading.js'
+import { stampNow } from './shared-reading.js'
 import { SHAPE } from './stages/stage.js'
 import { tellWatched } from './task-watchers.js'
 import { type TransitionExtra, transitionEvent } from './transition-event.js'
@@ -160,7 +159,7 @@ export class TaskRecord implements TaskRecordShape {
       else if (!isTerminalState(to)) this.sinceOffset = sinceOffsetAt(core)
       return
     }
-    const at = core.clock.now()
+    const at = stampNow(core.clock)
     this.sinceOffset = sinceOffsetAt(core, at)
     const event = transitionEvent(bus, at, this.id, this.attempt, from, to, extra)
     if (watchers === undefined) bus.deliver(event)
@@ -177,11 +176,7 @@ export class TaskRecord implements TaskRecordShape {
  * the plain number.
  */
 export function sinceOffsetAt(core: RuntimeCore, at?: number): number {
-  // The system clock is read here, not through the clock object: returned
-  // from a call that is not inlined, an epoch reading is a fresh heap
-  // number (a heap object per transition).
-  const offset =
-    (at ?? (core.clock === systemClock ? sharedSystemNow() : core.clock.now())) - core.clockOrigin
+  const offset = (at ?? stampNow(core.clock)) - core.clockOrigin
   const small = offset | 0
   return small === offset ? small : offset
 }
