@@ -43,7 +43,9 @@ export interface RuntimeEventMap {
 
 /**
  * Fields the bus stamps on every event: `seq` increases by one per emitted
- * event in a runtime; `at` is the runtime clock's time.
+ * event in a runtime; `at` is the runtime clock's time. With the system
+ * clock, the events of one synchronous stretch may share one `Date.now()`
+ * reading (up to 16 stamps per reading; see the package README, Events).
  *
  * @example
  * ```ts

@@ -19,7 +19,11 @@ export interface TaskSnapshot {
   readonly key: string | undefined
   readonly attempt: number
   readonly parentId: number | undefined
-  /** Clock time at which the task entered its current state. */
+  /**
+   * Clock time at which the task entered its current state (with the system
+   * clock, a reading it may share with the other transitions of its
+   * synchronous stretch; see the package README, Events).
+   */
   readonly since: number
 }
 
