@@ -79,7 +79,12 @@ class KeptBindings {
     return found as CoordinationBinding | undefined
   }
 
-  /** The binding for `hash` (made if none is kept), which `key` now also walks to. */
+  /**
+   * The binding for `hash`, made if none is kept. A key seen for the
+   * second time is also kept for the walk: one seen once may never come
+   * back, and a step per item would cost a key bound once per call more
+   * than its hash does.
+   */
   keep(coordinator: Coordinator, key: unknown, hash: string): CoordinationBinding {
     let binding = this.byHash.get(hash)
     if (binding === undefined) {
@@ -89,6 +94,7 @@ class KeptBindings {
       }
       binding = new CoordinationBinding(coordinator, hash)
       this.byHash.set(hash, binding)
+      return binding
     }
     const array = Array.isArray(key)
     const count = array ? key.length : 1
