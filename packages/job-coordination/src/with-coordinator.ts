@@ -1,6 +1,10 @@
-import { assertKnownKeys, hashKey, type Key, type TaskFn, tagTaskFn } from '@vega/job-core'
+import { assertKnownKeys, type Key, type TaskFn, tagTaskFn } from '@vega/job-core'
 import { isCoordinator } from './define-coordinator.js'
-import { bindingFor, coordinationTag } from './internal/coordination-tag.js'
+import {
+  bindingFor,
+  type CoordinationBinding,
+  coordinationTag,
+} from './internal/coordination-tag.js'
 import { describeValue } from './internal/describe-value.js'
 import type { Coordinator } from './types.js'
 
@@ -62,14 +66,14 @@ export function withCoordinator<T>(
       `withCoordinator(…, ${coordinator.name}, { key }): a key is required, e.g. { key: ['doc', id] }; it is what makes two calls "the same".`,
     )
   }
-  let hash: string
+  let shared: CoordinationBinding
   try {
-    hash = hashKey(binding.key)
+    shared = bindingFor(coordinator, binding.key)
   } catch (error) {
     throw new TypeError(
       `withCoordinator(…, ${coordinator.name}, { key }): ${(error as Error).message}`,
       { cause: error },
     )
   }
-  return tagTaskFn(taskFn, coordinationTag, bindingFor(coordinator, hash))
+  return tagTaskFn(taskFn, coordinationTag, shared)
 }

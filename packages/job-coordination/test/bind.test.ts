@@ -1,5 +1,6 @@
 import * as core from '@vega/job-core'
 import { createRuntime, type Key, PluginMissingError, run, settle } from '@vega/job-core'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   type Coordinator,
@@ -117,6 +118,72 @@ describe('hashKey', () => {
     const { runtime, events } = harness()
     run(runtime, withCoordinator(work, dedupeCoordinator, { key: ['user', 7] }))
     expect(events.find((e) => e.type === 'task:created')).toMatchObject({ key: '["user",7]' })
+  })
+})
+
+// A key of a few strings, numbers, booleans or nulls is found among the
+// bindings kept by walking its items instead of hashing it
+// (`src/internal/coordination-tag.ts`): two keys must meet there exactly
+// when their hashes are equal, and such a key, once bound, is not hashed
+// again.
+describe('keys found by their items', () => {
+  const item = fc.constantFrom<unknown>(
+    'k',
+    '1',
+    1,
+    0,
+    -0,
+    Number.NaN,
+    Infinity,
+    true,
+    'true',
+    null,
+    'null',
+    '',
+  )
+  const key = fc.oneof(item, fc.array(item, { maxLength: 6 }), fc.constant([['k'], 1]))
+
+  it('calls bound per call are peers exactly when their keys hash the same, and carry that hash', () => {
+    fc.assert(
+      fc.property(fc.array(key, { minLength: 1, maxLength: 30 }), (keys) => {
+        const { runtime, events } = harness()
+        const pending = new Promise<never>(() => {})
+        const firstByHash = new Map<string, number>()
+        keys.forEach((k, i) => {
+          const task = run(
+            runtime,
+            withCoordinator(() => pending, dedupeCoordinator, { key: k as Key }),
+          )
+          const hash = hashKey(k)
+          const created = events.filter((e) => e.type === 'task:created').at(-1)
+          expect(created).toMatchObject({ key: hash })
+          const first = firstByHash.get(hash)
+          if (first === undefined) {
+            firstByHash.set(hash, i)
+            expect(task.cancelReason).toBeUndefined()
+          } else expect(task.cancelReason).toBe('dedupe')
+        })
+      }),
+    )
+  })
+
+  it('a key bound twice before is found by reading each of its items once, not hashed again', () => {
+    const coordinator = createSerializeCoordinator()
+    const reads: PropertyKey[] = []
+    const counted = (items: Key[]): Key[] =>
+      new Proxy(items, {
+        get(target, property, receiver) {
+          reads.push(property)
+          return Reflect.get(target, property, receiver)
+        },
+      })
+    // The first call makes the binding, the second lets the key be walked to.
+    withCoordinator(work, coordinator, { key: counted(['doc', 7]) })
+    withCoordinator(work, coordinator, { key: counted(['doc', 7]) })
+    reads.length = 0
+    withCoordinator(work, coordinator, { key: counted(['doc', 7]) })
+    // Hashing would read them again (and more: a walk that misses, then the hash).
+    expect(reads).toEqual(['length', '0', '1'])
   })
 })
 

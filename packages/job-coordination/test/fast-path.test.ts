@@ -85,7 +85,8 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
     fc.constantFrom<StrategyName>('dedupe', 'exhaust', 'restart', 'serialize', 'keepLatest'),
     { minLength: KEYS, maxLength: KEYS },
   ),
-  laneConcurrency: fc.constantFrom(1, 2),
+  // 20: more than a lane keeps in its scanned array (src/internal/lane-slots.ts).
+  laneConcurrency: fc.constantFrom(1, 2, 20),
   concurrency: fc.constantFrom(1, 2, Number.POSITIVE_INFINITY),
   commands: fc.array(command, { minLength: 1, maxLength: 40 }),
 })

@@ -3,6 +3,7 @@ import type { CoordinationBinding } from './coordination-tag.js'
 import { type Deferred, deferred } from './deferred.js'
 import { Fifo } from './fifo.js'
 import { KeyedStore } from './keyed-store.js'
+import { LaneSlots } from './lane-slots.js'
 import type { CoordinationScope, KeyState } from './scope.js'
 
 /**
@@ -77,7 +78,7 @@ export class KeyLane implements KeyState {
    * lane's slots. A call is here from just before its `proceed()` (it may
    * end, and exit, before that returns) until its exit.
    */
-  private readonly admitted = new Set<Task<unknown>>()
+  private readonly admitted: LaneSlots
   private waiters: LaneWaiters | undefined = undefined
   private pumping = false
   readonly lanes: KeyLanes
@@ -89,6 +90,7 @@ export class KeyLane implements KeyState {
     this.lanes = lanes
     this.scope = scope
     this.hash = hash
+    this.admitted = new LaneSlots(lanes.concurrency)
   }
 
   /** A call of this lane ended and its body left: it frees its slot, or its place in the queue. */
@@ -117,7 +119,7 @@ export class KeyLane implements KeyState {
 
   /** Appends the lane's live calls: admitted ones that have not ended, and every waiter. */
   collectLive(into: Task<unknown>[]): void {
-    const calls: Task<unknown>[] = [...this.admitted]
+    const calls = this.admitted.toArray()
     const waiters = this.waiters
     if (waiters !== undefined) {
       for (const call of waiters.current()) calls.push(call.task)
