@@ -59,7 +59,9 @@ const near = (pixel: readonly number[], color: readonly number[]) =>
 
 /**
  * Three calls through a serialize coordinator, `ms` each: #1 runs, #2 and #3
- * wait parked on the coordinator. Resolves once the panel shows `parked` 2.
+ * wait parked on the coordinator. Resolves once the panel shows the three
+ * tasks (in whatever state they have reached: with short bodies a loaded
+ * machine may show the panel after the first one ended).
  */
 async function serializeRun(page: Page, ms: number): Promise<void> {
   await page.evaluate(async (ms) => {
@@ -82,15 +84,16 @@ async function serializeRun(page: Page, ms: number): Promise<void> {
     }
     await panel.ready()
   }, ms)
-  await expect
-    .poll(() => page.locator('vega-job-devtools [data-count="parked"]').textContent())
-    .toBe('2')
+  await expect.poll(() => page.locator('vega-job-devtools .row[data-task-id]').count()).toBe(3)
 }
 
 describe('states from one palette, with a legend and a time axis', () => {
   it('draws parked:coordinator hatched orange and queued apart; the legend shows the same colours', async () => {
     const page = await openApp()
     await serializeRun(page, 2_000)
+    await expect
+      .poll(() => page.locator('vega-job-devtools [data-count="parked"]').textContent())
+      .toBe('2')
     // The third lane waits on the coordinator: its pixels are the parked orange and its stripes.
     const pixels = await page.evaluate(() => {
       const root = document.querySelector('vega-job-devtools')?.shadowRoot
