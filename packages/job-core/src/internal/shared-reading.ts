@@ -1,12 +1,14 @@
 import { systemClock } from '../clock.js'
+import { shareReadings } from '../share-readings.js'
 import type { Clock } from '../types/backend.js'
+
+const systemNow = shareReadings(() => Date.now())
 
 /**
  * The time the kernel stamps on what happens to tasks: a transition's
  * `since` (read by `inspect()`) and every event's `at`. With the system
- * clock, up to {@link READING_USES} consecutive stamps of one synchronous
- * stretch share one `Date.now()` reading, which expires once the
- * microtasks queued before it was taken have run.
+ * clock, consecutive stamps of one synchronous stretch share one
+ * `Date.now()` reading ({@link shareReadings}).
  *
  * A burst of `run()` calls, or the reactions of bodies that settled
  * together, moves many tasks in one stretch, and `Date.now()` costs as much
@@ -18,33 +20,5 @@ import type { Clock } from '../types/backend.js'
  * Timers, windows and deadlines read their clock directly, never this.
  */
 export function stampNow(clock: Clock): number {
-  return clock === systemClock ? sharedSystemNow() : clock.now()
-}
-
-const READING_USES = 16
-
-let reading = 0
-let usesLeft = 0
-let expiryQueued = false
-const SETTLED = Promise.resolve()
-
-function expire(): void {
-  expiryQueued = false
-  usesLeft = 0
-}
-
-function sharedSystemNow(): number {
-  if (usesLeft > 0) {
-    usesLeft--
-    return reading
-  }
-  reading = Date.now()
-  usesLeft = READING_USES - 1
-  if (!expiryQueued) {
-    expiryQueued = true
-    // A reaction of a settled promise, not queueMicrotask: Node wraps each
-    // queueMicrotask callback in an AsyncResource.
-    SETTLED.then(expire)
-  }
-  return reading
+  return clock === systemClock ? systemNow() : clock.now()
 }

@@ -1,3 +1,4 @@
+import { shareReadings } from '@vega/job-core'
 import type { NamedAggregate } from '../named-aggregate.js'
 import type { AggregateStats, SchedulingStats } from '../stats.js'
 import { LatencyHistogram } from './histogram.js'
@@ -52,12 +53,6 @@ export class AggregateCounters {
   }
 }
 
-/** Its reactions run as microtasks, in the order they were registered. */
-const SETTLED: Promise<void> = Promise.resolve()
-
-/** Consecutive edges in one synchronous stretch that may share one system clock reading. */
-const STAMP_USES = 16
-
 /**
  * Per named aggregate counters shared by the standalone dispatcher and the
  * job-runtime backend. The map is keyed by `context.Aggregate`, so its size is
@@ -69,53 +64,24 @@ export class StatsRecorder {
   private readonly memo = new NamedMemo<AggregateCounters>()
   private drainStartedAt: number | undefined = undefined
   readonly now: () => number
-  // Shared readings: see sharedNow().
-  private readonly shareStamps: boolean
-  private stamp = 0
-  private stampUses = 0
-  private stampExpiryQueued = false
-
-  /** `shareStamps`: the clock is the system's (default: only when it is {@link defaultNow}). */
-  constructor(now: () => number, shareStamps: boolean = now === defaultNow) {
-    this.now = now
-    this.shareStamps = shareStamps
-  }
-
   /**
    * The clock reading of an edge on a hot path: an admission, the end of one
    * exchange (which is the start of the next), a release. Reading the system
    * clock (`performance.now()`, with Node's receiver check) costs as much as
    * the rest of an exchange's bookkeeping, and a burst of `dispatch()` calls,
    * or the reactions of groups whose handlers settled together, run in one
-   * synchronous stretch; so with the default clock up to {@link STAMP_USES}
-   * consecutive edges share one reading, which expires once the microtasks
-   * queued before it was taken have run. A figure is then off by at most the time those edges'
-   * synchronous work took, which is time the event loop was blocked anyway.
-   * A custom clock is read every time: it is cheap, and a test may move it
-   * between two calls.
+   * synchronous stretch; so with the default clock consecutive edges share
+   * one reading (`shareReadings`). A figure is then off by at most the time
+   * those edges' synchronous work took, which is time the event loop was
+   * blocked anyway. A custom clock is read every time: it is cheap, and a
+   * test may move it between two calls.
    */
-  sharedNow(): number {
-    if (this.stampUses > 0) {
-      this.stampUses--
-      return this.stamp
-    }
-    const now = this.now()
-    if (!this.shareStamps) return now
-    this.stamp = now
-    this.stampUses = STAMP_USES - 1
-    if (!this.stampExpiryQueued) {
-      this.stampExpiryQueued = true
-      // A reaction of a settled promise, not queueMicrotask: Node wraps each
-      // queueMicrotask callback in an AsyncResource and a bound function,
-      // which cost more than the clock readings this saves.
-      SETTLED.then(this.expireStamp)
-    }
-    return now
-  }
+  readonly sharedNow: () => number
 
-  private readonly expireStamp = (): void => {
-    this.stampExpiryQueued = false
-    this.stampUses = 0
+  /** `shareStamps`: the clock is the system's (default: only when it is {@link defaultNow}). */
+  constructor(now: () => number, shareStamps: boolean = now === defaultNow) {
+    this.now = now
+    this.sharedNow = shareStamps ? shareReadings(now) : now
   }
 
   counters(aggregate: NamedAggregate): AggregateCounters {
