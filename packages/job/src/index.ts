@@ -100,6 +100,7 @@ export {
   type ShutdownReport,
   type StartGate,
   setConcurrency,
+  shareReadings,
   settle,
   shutdown,
   subscribe,
